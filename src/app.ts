@@ -1,0 +1,65 @@
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { createYoga } from 'graphql-yoga';
+import type { Config } from './config.js';
+import { apiKeyFrom, createContext, type Context } from './context.js';
+import { schema } from './schema/index.js';
+import type { UpstreamClient } from './upstream/create-upstream-client.js';
+import { useCreditsExtension } from './use-credits-extension.js';
+
+/** What the app needs besides its config. */
+export interface AppDeps {
+  /** The upstream client; the app never closes it. */
+  client: UpstreamClient;
+  /** A key to prefill in GraphiQL's headers (the sandbox's public demo key), if any. */
+  graphiqlApiKey?: string;
+}
+
+/** The query GraphiQL opens with: a list and a nested edge, with the credits it costs. */
+export const EXAMPLE_QUERY = `# Funding rounds, newest first, with each company's latest executive moves.
+# Every response reports the credits it spent in "extensions".
+query LatestFunding {
+  fundingEvents(first: 5, round: ["series_a"]) {
+    edges {
+      node {
+        id
+        round
+        amountUsdCents
+        announcedAt
+        company {
+          name
+          domain
+          hqCountry { code name }
+          execMoves(first: 2) {
+            nodes { role moveType person { name } }
+          }
+        }
+        investors { name }
+      }
+    }
+    pageInfo { hasNextPage endCursor }
+  }
+}
+`;
+
+/**
+ * The GraphQL server as a fetch handler: `app.fetch(request)` in tests, `createServer(app)` in
+ * main.ts. Nothing listens here. Serves POST and GET on /graphql and GraphiQL (bundled, no CDN).
+ */
+export function createApp(config: Config, deps: AppDeps) {
+  return createYoga<Record<string, unknown>, Context>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    context: ({ request }) => createContext(config, deps.client, apiKeyFrom(request.headers)),
+    plugins: [useCreditsExtension()],
+    renderGraphiQL,
+    graphiql: {
+      title: 'Business-Signals GraphQL',
+      defaultQuery: EXAMPLE_QUERY,
+      headers: JSON.stringify(deps.graphiqlApiKey ? { 'X-API-Key': deps.graphiqlApiKey } : {}),
+    },
+    logging: 'warn',
+  });
+}
+
+export type App = ReturnType<typeof createApp>;

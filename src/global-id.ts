@@ -1,0 +1,95 @@
+import { ErrorCode, gatewayError, invalidArgument } from './errors.js';
+
+/** The node types, each refetchable through `Query.node`. */
+export const NODE_TYPES = [
+  'Company',
+  'Investor',
+  'Person',
+  'ExecMove',
+  'Acquisition',
+  'FundingEvent',
+] as const;
+
+export type NodeTypeName = (typeof NODE_TYPES)[number];
+
+const nodeTypes: ReadonlySet<string> = new Set(NODE_TYPES);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** True for a UUID string in the 8-4-4-4-12 hex form. */
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+/**
+ * A node's local id: the service's UUID plus the lookup hints the upstream needs to find the
+ * record again (it has no fetch-by-id endpoint), e.g. a company's domain. Hints may be empty.
+ */
+export interface LocalId {
+  uuid: string;
+  hints: string[];
+}
+
+/** `uuid|hint|hint`, each part percent-encoded so that no hint can contain the separator. */
+export function formatLocalId(uuid: string, ...hints: (string | null | undefined)[]): string {
+  return [uuid, ...hints.map((hint) => encodeURIComponent(hint ?? ''))].join('|');
+}
+
+/** Opaque Relay global id: base64url of `Type:localId`. */
+export function encodeGlobalId(typename: string, localId: string | number | bigint): string {
+  return Buffer.from(`${typename}:${localId}`).toString('base64url');
+}
+
+function badId(argument: string, value: string) {
+  return gatewayError(
+    ErrorCode.INVALID_INPUT,
+    `Argument "${argument}": "${value.length > 80 ? `${value.slice(0, 80)}…` : value}" is not an id this gateway issued.`,
+    { argument },
+  );
+}
+
+/** Decodes a global id; throws INVALID_INPUT (naming `argument`) when it is not one of ours. */
+export function decodeGlobalId(globalId: string, argument = 'id') {
+  const text = Buffer.from(globalId, 'base64url').toString('utf8');
+  const colon = text.indexOf(':');
+  const typename = text.slice(0, colon);
+  const id = text.slice(colon + 1);
+  if (colon < 1 || !nodeTypes.has(typename)) throw badId(argument, globalId);
+  let local: LocalId;
+  try {
+    local = parseLocalId(id);
+  } catch {
+    throw badId(argument, globalId);
+  }
+  if (!isUuid(local.uuid)) throw badId(argument, globalId);
+  return { typename: typename as NodeTypeName, id };
+}
+
+/** Splits a local id back into the UUID and its hints. */
+export function parseLocalId(localId: string): LocalId {
+  const [uuid = '', ...hints] = localId.split('|');
+  return { uuid, hints: hints.map((hint) => decodeURIComponent(hint)) };
+}
+
+/**
+ * Reads an argument that names a record of `typename` either by its global id or by its bare
+ * UUID (which carries no lookup hints); throws INVALID_INPUT naming the argument otherwise.
+ */
+export function localIdFromArgument(value: string, typename: NodeTypeName, argument: string): LocalId {
+  if (isUuid(value)) return { uuid: value, hints: [] };
+  let decoded;
+  try {
+    decoded = decodeGlobalId(value, argument);
+  } catch {
+    throw invalidArgument(argument, `must be a ${typename} id or UUID (got "${value}")`);
+  }
+  if (decoded.typename !== typename) {
+    throw invalidArgument(argument, `expects a ${typename} id, got a ${decoded.typename} id`);
+  }
+  return parseLocalId(decoded.id);
+}
+
+/** The UUID named by an id-or-UUID argument; see {@link localIdFromArgument}. */
+export function uuidFromIdArgument(value: string, typename: NodeTypeName, argument: string) {
+  return localIdFromArgument(value, typename, argument).uuid;
+}

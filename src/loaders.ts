@@ -1,0 +1,105 @@
+import DataLoader from 'dataloader';
+import type { LocalId } from './global-id.js';
+import {
+  findAcquisition,
+  findCompany,
+  findExecMove,
+  findFundingEvent,
+  findInvestor,
+  findPerson,
+} from './lookups.js';
+import type { EndpointName, EndpointRecords } from './upstream/endpoints.js';
+import type {
+  AcquisitionRecord,
+  CompanyRecord,
+  ExecMoveRecord,
+  FundingEventRecord,
+  InvestorRecord,
+  PersonRecord,
+} from './upstream/types.js';
+import type { UpstreamSession } from './upstream/upstream-session.js';
+
+/**
+ * Finds records by id for one operation: a record any upstream response already carried is
+ * served from memory; the rest are looked up once per id, concurrently within a tick.
+ */
+export class EntityLoader<T extends { id: string }> {
+  readonly #seen = new Map<string, T>();
+  readonly #loader: DataLoader<LocalId, T | null, string>;
+
+  constructor(find: (id: LocalId) => Promise<T | null>) {
+    this.#loader = new DataLoader(
+      (ids) => Promise.all(ids.map((id) => find(id).catch((error: Error) => error))),
+      { cacheKeyFn: (id) => id.uuid },
+    );
+  }
+
+  /** Remembers a record seen in a response, so a later `load` of its id costs nothing. */
+  prime(record: T | null | undefined) {
+    if (record && typeof record.id === 'string') this.#seen.set(record.id, record);
+  }
+
+  /** The record with this id, or null when the upstream has none. */
+  load(id: LocalId): Promise<T | null> | T {
+    return this.#seen.get(id.uuid) ?? this.#loader.load(id);
+  }
+}
+
+/** The per-operation loaders, one per node type. */
+export interface Loaders {
+  company: EntityLoader<CompanyRecord>;
+  investor: EntityLoader<InvestorRecord>;
+  person: EntityLoader<PersonRecord>;
+  execMove: EntityLoader<ExecMoveRecord>;
+  acquisition: EntityLoader<AcquisitionRecord>;
+  fundingEvent: EntityLoader<FundingEventRecord>;
+}
+
+/** Makes the loaders of one operation; never share them between operations. */
+export function createLoaders(session: () => UpstreamSession): Loaders {
+  return {
+    company: new EntityLoader((id) => findCompany(session(), id)),
+    investor: new EntityLoader((id) => findInvestor(session(), id)),
+    person: new EntityLoader((id) => findPerson(session(), id)),
+    execMove: new EntityLoader((id) => findExecMove(session(), id)),
+    acquisition: new EntityLoader((id) => findAcquisition(session(), id)),
+    fundingEvent: new EntityLoader((id) => findFundingEvent(session(), id)),
+  };
+}
+
+/** Primes the loaders with every record a page carries, embedded ones included. */
+export function primeLoaders<E extends EndpointName>(
+  loaders: Loaders,
+  endpoint: E,
+  records: readonly EndpointRecords[E][],
+) {
+  switch (endpoint) {
+    case 'companies':
+      for (const c of records as readonly CompanyRecord[]) loaders.company.prime(c);
+      break;
+    case 'investors':
+      for (const i of records as readonly InvestorRecord[]) loaders.investor.prime(i);
+      break;
+    case 'execMoves':
+      for (const m of records as readonly ExecMoveRecord[]) {
+        loaders.execMove.prime(m);
+        loaders.person.prime(m.person);
+        loaders.company.prime(m.company);
+        loaders.company.prime(m.fromCompany);
+      }
+      break;
+    case 'acquisitions':
+      for (const a of records as readonly AcquisitionRecord[]) {
+        loaders.acquisition.prime(a);
+        loaders.company.prime(a.acquirer);
+        loaders.company.prime(a.target);
+      }
+      break;
+    case 'fundingEvents':
+      for (const f of records as readonly FundingEventRecord[]) {
+        loaders.fundingEvent.prime(f);
+        loaders.company.prime(f.company);
+      }
+      break;
+  }
+}

@@ -1,0 +1,52 @@
+import { createServer } from 'node:http';
+import { createApp } from './app.js';
+import { loadConfig } from './config.js';
+import { startSandbox } from './sandbox/index.js';
+import { createUpstreamClient } from './upstream/create-upstream-client.js';
+
+/** Boots the gateway: the only module with side effects. */
+async function main() {
+  const config = loadConfig();
+  let upstreamUrl: string;
+  let sandbox: Awaited<ReturnType<typeof startSandbox>> | undefined;
+  if (config.upstreamUrl) {
+    upstreamUrl = config.upstreamUrl;
+  } else {
+    const port = Number(process.env.SANDBOX_PORT ?? 4500);
+    sandbox = await startSandbox({ port, quiet: true });
+    upstreamUrl = sandbox.url;
+    console.log(`UPSTREAM_URL is not set: serving the local sandbox at ${sandbox.url}`);
+    console.log(`Sandbox demo key (public, local only): ${sandbox.keys.demo}`);
+  }
+  const client = createUpstreamClient({
+    baseUrl: upstreamUrl,
+    timeoutMs: config.upstreamTimeoutMs,
+    connections: config.upstreamConnections,
+  });
+  const app = createApp(config, { client, graphiqlApiKey: sandbox?.keys.demo });
+  const server = createServer(app);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  console.log(`GraphQL gateway on http://localhost:${port}/graphql (GraphiQL in a browser)`);
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    console.log(`${signal}: closing`);
+    server.closeIdleConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await client.close();
+    await sandbox?.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,131 @@
+import { invalidArgument } from '../errors.js';
+import { buildFilterQuery } from '../upstream/build-query.js';
+import type { EndpointFilters, EndpointName, EndpointRecords } from '../upstream/endpoints.js';
+import type { UpstreamSession } from '../upstream/upstream-session.js';
+import {
+  decodeCursor,
+  encodeCursor,
+  fingerprint,
+  type ConnectionPosition,
+} from './cursor-codec.js';
+
+/** The upstream serves at most this many records per request (spec section 8). */
+export const UPSTREAM_MAX_LIMIT = 100;
+
+/** Relay's connection arguments, as Pothos passes them. */
+export interface ConnectionArgs {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+}
+
+/** Paging settings from the config. */
+export interface PagingOptions {
+  defaultPageSize: number;
+  maxPageSize: number;
+  cursorSecret: string;
+}
+
+/** An edge whose cursor is only encoded (and signed) if the client asks for it. */
+class Edge<T> {
+  constructor(
+    readonly node: T,
+    private readonly position: ConnectionPosition,
+    private readonly boundTo: string,
+    private readonly secret: string,
+  ) {}
+
+  get cursor() {
+    return encodeCursor(this.position, this.boundTo, this.secret);
+  }
+}
+
+export interface UpstreamConnection<T> {
+  edges: Edge<T>[];
+  pageInfo: {
+    hasNextPage: boolean;
+    hasPreviousPage: boolean;
+    startCursor: string | null;
+    endCursor: string | null;
+  };
+}
+
+/** Checks `first`/`last`/`before` and returns the page size; throws INVALID_INPUT. */
+export function pageSize(args: ConnectionArgs, options: PagingOptions): number {
+  if (args.last != null || args.before != null) {
+    throw invalidArgument(
+      args.last != null ? 'last' : 'before',
+      'the Business-Signals API pages forward only; use "first" and "after"',
+    );
+  }
+  const first = args.first ?? options.defaultPageSize;
+  if (first < 0 || first > options.maxPageSize) {
+    throw invalidArgument('first', `must be between 0 and ${options.maxPageSize} (got ${first})`);
+  }
+  return first;
+}
+
+/**
+ * Serves a Relay connection from a forward-only upstream list. `first` records are fetched in
+ * upstream pages of at most 100, never more than asked for. Each edge's cursor resumes right after
+ * it: the last edge of an upstream page resumes at the upstream's `nextCursor` at no extra cost;
+ * an edge in the middle of a page re-reads that page up to it (those records are charged again).
+ * Cursors are bound to the endpoint and filters they were issued for.
+ */
+export async function resolveUpstreamConnection<E extends EndpointName>(
+  session: UpstreamSession,
+  endpoint: E,
+  filters: EndpointFilters<E>,
+  args: ConnectionArgs,
+  options: PagingOptions,
+): Promise<UpstreamConnection<EndpointRecords[E]>> {
+  const first = pageSize(args, options);
+  const filterQuery = buildFilterQuery(endpoint, filters);
+  const boundTo = fingerprint(`${endpoint}?${filterQuery}`);
+  const start: ConnectionPosition = args.after
+    ? decodeCursor(args.after, boundTo, options.cursorSecret)
+    : { upstream: null, skip: 0, done: false };
+
+  const edges: Edge<EndpointRecords[E]>[] = [];
+  let hasNextPage = false;
+  let cursor = start.upstream;
+  let skip = start.skip;
+  while (!start.done && edges.length < first) {
+    const want = first - edges.length;
+    const limit = Math.min(UPSTREAM_MAX_LIMIT, want + skip);
+    const { data, pagination } = await session.page(endpoint, filterQuery, { cursor, limit });
+    const nextCursor = pagination.hasMore ? pagination.nextCursor : null;
+    const taken = data.slice(skip, skip + want);
+    for (let i = 0; i < taken.length; i++) {
+      const index = skip + i;
+      const position: ConnectionPosition =
+        index === data.length - 1
+          ? { upstream: nextCursor, skip: 0, done: nextCursor === null }
+          : { upstream: cursor, skip: index + 1, done: false };
+      edges.push(new Edge(taken[i]!, position, boundTo, options.cursorSecret));
+    }
+    if (skip + taken.length < data.length) {
+      hasNextPage = true;
+      break;
+    }
+    skip = Math.max(0, skip - data.length);
+    hasNextPage = nextCursor !== null;
+    // An empty page that claims more would loop forever; report it and stop.
+    if (nextCursor === null || data.length === 0) break;
+    cursor = nextCursor;
+  }
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage,
+      hasPreviousPage: false,
+      get startCursor() {
+        return edges[0]?.cursor ?? null;
+      },
+      get endCursor() {
+        return edges.at(-1)?.cursor ?? null;
+      },
+    },
+  };
+}

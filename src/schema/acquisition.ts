@@ -1,0 +1,66 @@
+import { formatLocalId, parseLocalId } from '../global-id.js';
+import { resolveUpstreamConnection } from '../pagination/resolve-upstream-connection.js';
+import { builder } from './builder.js';
+import { compact } from './field-helpers.js';
+import { acquisitionFilterArgs, companyIdArg, toFilters } from './filter-args.js';
+import { AcquisitionConnection, AcquisitionRef, CompanyRef, SourceRef } from './refs.js';
+
+builder.node(AcquisitionRef, {
+  description: 'An acquisition or merger (GET /v1/acquisitions).',
+  id: {
+    resolve: (deal) =>
+      formatLocalId(deal.id, deal.acquirer?.id ?? deal.target?.id, deal.discoveredAt),
+  },
+  loadWithoutCache: (id, context) => context.loaders.acquisition.load(parseLocalId(id)),
+  fields: (t) => ({
+    uuid: t.exposeID('id', { nullable: false, description: "The service's own UUID." }),
+    acquirer: t.expose('acquirer', { type: CompanyRef, nullable: true }),
+    target: t.expose('target', { type: CompanyRef, nullable: true }),
+    dealAmountUsdCents: t.expose('dealAmountUsdCents', {
+      type: 'SafeInt',
+      nullable: true,
+      description: 'Deal amount in US cents (exceeds 32 bits for deals above $21.4M).',
+    }),
+    dealAmountUsd: t.exposeFloat('dealAmountUsd', { description: 'Deal amount in US dollars.' }),
+    dealAmountOriginalCurrency: t.exposeString('dealAmountOriginalCurrency'),
+    dealAmountOriginalCents: t.expose('dealAmountOriginalCents', {
+      type: 'SafeInt',
+      nullable: true,
+      description: 'Deal amount in the minor units of the original currency.',
+    }),
+    paymentType: t.exposeString('paymentType', { description: 'e.g. `cash`; open-ended.' }),
+    isMerger: t.exposeBoolean('isMerger', {
+      description: 'true for mergers, false for other acquisitions.',
+    }),
+    announcedAt: t.expose('announcedAt', { type: 'DateTime', nullable: true }),
+    closingAt: t.expose('closingAt', { type: 'DateTime', nullable: true }),
+    discoveredAt: t.expose('discoveredAt', { type: 'DateTime', nullable: true }),
+    sources: t.field({
+      type: [SourceRef],
+      nullable: true,
+      resolve: (deal) => compact(deal.sources),
+    }),
+  }),
+});
+
+builder.queryField('acquisitions', (t) =>
+  t.connection(
+    {
+      type: AcquisitionRef,
+      description: 'Acquisitions and mergers (GET /v1/acquisitions), newest discovery first.',
+      args: {
+        ...acquisitionFilterArgs(t.arg),
+        companyId: companyIdArg(t.arg, 'Only deals where this company is the acquirer or the target.'),
+      },
+      resolve: (_root, args, { upstream, config }) =>
+        resolveUpstreamConnection(
+          upstream,
+          'acquisitions',
+          toFilters('acquisitions', args),
+          args,
+          config,
+        ),
+    },
+    AcquisitionConnection,
+  ),
+);

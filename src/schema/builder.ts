@@ -1,0 +1,35 @@
+import SchemaBuilder from '@pothos/core';
+import RelayPlugin from '@pothos/plugin-relay';
+import type { Context } from '../context.js';
+import { decodeGlobalId, encodeGlobalId } from '../global-id.js';
+
+/** The one set of type parameters every resolver is checked against. */
+export interface SchemaTypes {
+  Context: Context;
+  Scalars: {
+    DateTime: { Input: string; Output: string | Date };
+    SafeInt: { Input: number; Output: number | string };
+  };
+  DefaultEdgesNullability: false;
+  DefaultNodeNullability: false;
+}
+
+export const builder = new SchemaBuilder<SchemaTypes>({
+  plugins: [RelayPlugin],
+  relay: {
+    clientMutationId: 'omit',
+    cursorType: 'String',
+    nodesOnConnection: true,
+    edgesFieldOptions: { nullable: false },
+    nodeFieldOptions: { nullable: false },
+    encodeGlobalID: encodeGlobalId,
+    decodeGlobalID: (globalId) => decodeGlobalId(globalId),
+  },
+});
+
+builder.queryType({
+  description: 'Business signals (executive moves, acquisitions, funding rounds) and the companies and investors behind them.',
+});
+
+/** The builder's resolved type parameters, for helpers that take Pothos' field or arg builders. */
+export type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;

@@ -1,0 +1,60 @@
+import { formatLocalId, parseLocalId } from '../global-id.js';
+import { resolveUpstreamConnection } from '../pagination/resolve-upstream-connection.js';
+import { builder } from './builder.js';
+import { compact } from './field-helpers.js';
+import { companyIdArg, execMoveFilterArgs, personIdArg, toFilters } from './filter-args.js';
+import { CompanyRef, ExecMoveConnection, ExecMoveRef, PersonRef, SourceRef } from './refs.js';
+
+builder.node(ExecMoveRef, {
+  description: 'An executive job change (GET /v1/exec-moves).',
+  id: {
+    resolve: (move) => formatLocalId(move.id, move.person?.id, move.discoveredAt),
+  },
+  loadWithoutCache: (id, context) => context.loaders.execMove.load(parseLocalId(id)),
+  fields: (t) => ({
+    uuid: t.exposeID('id', { nullable: false, description: "The service's own UUID." }),
+    person: t.expose('person', { type: PersonRef, nullable: true }),
+    company: t.expose('company', {
+      type: CompanyRef,
+      nullable: true,
+      description: 'The company where the move takes place.',
+    }),
+    fromCompany: t.expose('fromCompany', {
+      type: CompanyRef,
+      nullable: true,
+      description: 'The company the person comes from.',
+    }),
+    role: t.exposeString('role', { description: 'Job title.' }),
+    roleSeniority: t.exposeString('roleSeniority', {
+      description: 'Seniority class, e.g. `c_level`; open-ended.',
+    }),
+    moveType: t.exposeString('moveType', {
+      description: 'Kind of move: appointment, promotion, departure, transition; open-ended.',
+    }),
+    announcedAt: t.expose('announcedAt', { type: 'DateTime', nullable: true }),
+    effectiveDate: t.expose('effectiveDate', { type: 'DateTime', nullable: true }),
+    discoveredAt: t.expose('discoveredAt', { type: 'DateTime', nullable: true }),
+    sources: t.field({
+      type: [SourceRef],
+      nullable: true,
+      resolve: (move) => compact(move.sources),
+    }),
+  }),
+});
+
+builder.queryField('execMoves', (t) =>
+  t.connection(
+    {
+      type: ExecMoveRef,
+      description: 'Executive moves (GET /v1/exec-moves), newest discovery first.',
+      args: {
+        ...execMoveFilterArgs(t.arg),
+        companyId: companyIdArg(t.arg, 'Only moves at this company.'),
+        personId: personIdArg(t.arg),
+      },
+      resolve: (_root, args, { upstream, config }) =>
+        resolveUpstreamConnection(upstream, 'execMoves', toFilters('execMoves', args), args, config),
+    },
+    ExecMoveConnection,
+  ),
+);

@@ -1,0 +1,76 @@
+import { formatLocalId, parseLocalId } from '../global-id.js';
+import { resolveUpstreamConnection } from '../pagination/resolve-upstream-connection.js';
+import { builder } from './builder.js';
+import { compact } from './field-helpers.js';
+import { companyIdArg, fundingEventFilterArgs, toFilters } from './filter-args.js';
+import {
+  CompanyRef,
+  FundingEventConnection,
+  FundingEventRef,
+  InvestorRefType,
+  SourceRef,
+  type InvestorStub,
+} from './refs.js';
+
+builder.node(FundingEventRef, {
+  description: 'A funding round (GET /v1/funding-events).',
+  id: {
+    resolve: (event) =>
+      formatLocalId(event.id, event.company?.id, event.discoveredAt, event.round),
+  },
+  loadWithoutCache: (id, context) => context.loaders.fundingEvent.load(parseLocalId(id)),
+  fields: (t) => ({
+    uuid: t.exposeID('id', { nullable: false, description: "The service's own UUID." }),
+    company: t.expose('company', { type: CompanyRef, nullable: true }),
+    round: t.exposeString('round', { description: 'Funding round, e.g. `series_a`; open-ended.' }),
+    amountUsdCents: t.expose('amountUsdCents', {
+      type: 'SafeInt',
+      nullable: true,
+      description: 'Amount in US cents (exceeds 32 bits for rounds above $21.4M).',
+    }),
+    amountUsd: t.exposeFloat('amountUsd', { description: 'Amount in US dollars.' }),
+    amountOriginalCurrency: t.exposeString('amountOriginalCurrency'),
+    amountOriginalCents: t.expose('amountOriginalCents', {
+      type: 'SafeInt',
+      nullable: true,
+      description: 'Amount in the minor units of the original currency.',
+    }),
+    investors: t.field({
+      type: [InvestorRefType],
+      nullable: true,
+      description:
+        'The round\'s investors. `id`, `uuid` and `name` come with the event; any other field loads each distinct investor once per operation (one request each, made concurrently; usually one credit each).',
+      resolve: (event) =>
+        compact(event.investors)?.map((ref): InvestorStub => ({ ...ref, stub: true })) ?? null,
+    }),
+    announcedAt: t.expose('announcedAt', { type: 'DateTime', nullable: true }),
+    discoveredAt: t.expose('discoveredAt', { type: 'DateTime', nullable: true }),
+    sources: t.field({
+      type: [SourceRef],
+      nullable: true,
+      resolve: (event) => compact(event.sources),
+    }),
+  }),
+});
+
+builder.queryField('fundingEvents', (t) =>
+  t.connection(
+    {
+      type: FundingEventRef,
+      description: 'Funding rounds (GET /v1/funding-events), newest discovery first.',
+      args: {
+        ...fundingEventFilterArgs(t.arg),
+        companyId: companyIdArg(t.arg, 'Only rounds of this (entity-resolved) company.'),
+      },
+      resolve: (_root, args, { upstream, config }) =>
+        resolveUpstreamConnection(
+          upstream,
+          'fundingEvents',
+          toFilters('fundingEvents', args),
+          args,
+          config,
+        ),
+    },
+    FundingEventConnection,
+  ),
+);

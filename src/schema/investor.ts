@@ -1,0 +1,95 @@
+import type { Context } from '../context.js';
+import { formatLocalId, localIdFromArgument, parseLocalId } from '../global-id.js';
+import { findInvestorByDomain } from '../lookups.js';
+import { resolveUpstreamConnection } from '../pagination/resolve-upstream-connection.js';
+import type { InvestorRecord } from '../upstream/types.js';
+import { builder } from './builder.js';
+import { exactlyOne } from './field-helpers.js';
+import { investorFilterArgs, toFilters } from './filter-args.js';
+import { CountryRef, InvestorConnection, InvestorRefType, type InvestorStub } from './refs.js';
+
+/**
+ * The full record behind an investor. A funding event names its investors by `{ id, name }`
+ * only; the first field asked beyond those loads the record, once per investor per operation.
+ */
+function full(investor: InvestorRecord | InvestorStub, context: Context) {
+  return 'stub' in investor
+    ? context.loaders.investor.load({ uuid: investor.id, hints: [investor.name ?? ''] })
+    : investor;
+}
+
+async function loaded<K extends keyof InvestorRecord>(
+  investor: InvestorRecord | InvestorStub,
+  context: Context,
+  key: K,
+): Promise<InvestorRecord[K] | null> {
+  return (await full(investor, context))?.[key] ?? null;
+}
+
+builder.node(InvestorRefType, {
+  name: 'Investor',
+  description:
+    'An investor from the directory. Under `FundingEvent.investors`, `id`, `uuid` and `name` are free; any other field loads the investor (one request and usually one credit per distinct investor).',
+  id: { resolve: (investor) => formatLocalId(investor.id, investor.name) },
+  loadWithoutCache: (id, context) => context.loaders.investor.load(parseLocalId(id)),
+  fields: (t) => ({
+    uuid: t.exposeID('id', { nullable: false, description: "The service's own UUID." }),
+    name: t.exposeString('name'),
+    type: t.string({
+      description: 'Investor type, e.g. `vc`; open-ended.',
+      resolve: (investor, _args, context) => loaded(investor, context, 'type'),
+    }),
+    hqCountry: t.field({
+      type: CountryRef,
+      resolve: (investor, _args, context) => loaded(investor, context, 'hqCountry'),
+    }),
+    domain: t.string({
+      resolve: (investor, _args, context) => loaded(investor, context, 'domain'),
+    }),
+    firstSeenAt: t.field({
+      type: 'DateTime',
+      resolve: (investor, _args, context) => loaded(investor, context, 'firstSeenAt'),
+    }),
+    lastSeenAt: t.field({
+      type: 'DateTime',
+      resolve: (investor, _args, context) => loaded(investor, context, 'lastSeenAt'),
+    }),
+    createdAt: t.field({
+      type: 'DateTime',
+      resolve: (investor, _args, context) => loaded(investor, context, 'createdAt'),
+    }),
+    updatedAt: t.field({
+      type: 'DateTime',
+      resolve: (investor, _args, context) => loaded(investor, context, 'updatedAt'),
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  investors: t.connection(
+    {
+      type: InvestorRefType,
+      description: "The investor directory (GET /v1/investors), in the service's order.",
+      args: investorFilterArgs(t.arg),
+      resolve: (_root, args, { upstream, config }) =>
+        resolveUpstreamConnection(upstream, 'investors', toFilters('investors', args), args, config),
+    },
+    InvestorConnection,
+  ),
+  investor: t.field({
+    type: InvestorRefType,
+    nullable: true,
+    description:
+      'One investor by exactly one of `id`, `uuid` or `domain`; null when none matches. By `id` or `domain` it usually costs one credit; a bare `uuid` carries no hint to search by, so it finds nothing unless the investor was already seen in this operation.',
+    args: {
+      id: t.arg.id({ description: 'The Investor `id` (global id).' }),
+      uuid: t.arg.id({ description: "The service's UUID." }),
+      domain: t.arg.string({ description: 'The exact investor domain.' }),
+    },
+    resolve: (_root, args, { loaders, upstream }) => {
+      const [argument, value] = exactlyOne(args, ['id', 'uuid', 'domain']);
+      if (argument === 'domain') return findInvestorByDomain(upstream, value);
+      return loaders.investor.load(localIdFromArgument(value, 'Investor', argument));
+    },
+  }),
+}));

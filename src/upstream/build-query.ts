@@ -1,0 +1,39 @@
+import { endpoints, type EndpointFilters, type EndpointName, type ParamKind } from './endpoints.js';
+
+/** Paging parameters common to the five endpoints (spec 4.1). */
+export interface PageParams {
+  cursor?: string | null;
+  limit: number;
+}
+
+/**
+ * The canonical query string of the filters alone: keys in the endpoint's table order, list
+ * values sorted and repeated, every value percent-encoded so that none can add a parameter.
+ * Equal filters give equal strings, which is what dedupe and cursor binding compare.
+ */
+export function buildFilterQuery<E extends EndpointName>(
+  endpoint: E,
+  filters: EndpointFilters<E>,
+): string {
+  const table = endpoints[endpoint].filters as Record<string, ParamKind>;
+  const values = filters as Record<string, unknown>;
+  const params = new URLSearchParams();
+  for (const [key, kind] of Object.entries(table)) {
+    const value = values[key];
+    if (value === undefined || value === null) continue;
+    if (kind === 'list') {
+      for (const item of [...(value as readonly string[])].sort()) params.append(key, item);
+    } else {
+      params.append(key, String(value));
+    }
+  }
+  return params.toString();
+}
+
+/** The full query string of one page request: filters, then `cursor` and `limit`. */
+export function buildPageQuery(filterQuery: string, page: PageParams): string {
+  const params = new URLSearchParams(filterQuery);
+  if (page.cursor) params.append('cursor', page.cursor);
+  params.append('limit', String(page.limit));
+  return params.toString();
+}
