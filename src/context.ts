@@ -19,10 +19,17 @@ export function apiKeyFrom(headers: Headers): string | null {
 }
 
 /** Builds the context of one operation; the key lives here and nowhere else. */
-export function createContext(config: Config, client: UpstreamClient, apiKey: string | null): Context {
+export function createContext(
+  config: Config,
+  client: UpstreamClient,
+  apiKey: string | null,
+): Context {
   const loaders: Loaders = createLoaders(() => upstream);
-  const upstream = new UpstreamSession(client, apiKey, config.upstreamConcurrency, (endpoint, records) =>
-    primeLoaders(loaders, endpoint, records),
+  const upstream = new UpstreamSession(
+    client,
+    apiKey,
+    config.upstreamConcurrency,
+    (endpoint, records) => primeLoaders(loaders, endpoint, records),
   );
   return { config, upstream, loaders };
 }

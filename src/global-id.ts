@@ -75,7 +75,11 @@ export function parseLocalId(localId: string): LocalId {
  * Reads an argument that names a record of `typename` either by its global id or by its bare
  * UUID (which carries no lookup hints); throws INVALID_INPUT naming the argument otherwise.
  */
-export function localIdFromArgument(value: string, typename: NodeTypeName, argument: string): LocalId {
+export function localIdFromArgument(
+  value: string,
+  typename: NodeTypeName,
+  argument: string,
+): LocalId {
   if (isUuid(value)) return { uuid: value, hints: [] };
   let decoded;
   try {

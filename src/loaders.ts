@@ -27,9 +27,19 @@ export class EntityLoader<T extends { id: string }> {
   readonly #seen = new Map<string, T>();
   readonly #loader: DataLoader<LocalId, T | null, string>;
 
-  constructor(find: (id: LocalId) => Promise<T | null>) {
+  /**
+   * @param find looks one record up upstream.
+   * @param settled resolves when the requests in flight have landed; a lookup waits for them
+   *   first, since a response already under way often carries the record (a credit saved).
+   */
+  constructor(find: (id: LocalId) => Promise<T | null>, settled: () => Promise<void>) {
     this.#loader = new DataLoader(
-      (ids) => Promise.all(ids.map((id) => find(id).catch((error: Error) => error))),
+      async (ids) => {
+        await settled();
+        return Promise.all(
+          ids.map((id) => this.#seen.get(id.uuid) ?? find(id).catch((error: Error) => error)),
+        );
+      },
       { cacheKeyFn: (id) => id.uuid },
     );
   }
@@ -57,13 +67,14 @@ export interface Loaders {
 
 /** Makes the loaders of one operation; never share them between operations. */
 export function createLoaders(session: () => UpstreamSession): Loaders {
+  const settled = () => session().settled();
   return {
-    company: new EntityLoader((id) => findCompany(session(), id)),
-    investor: new EntityLoader((id) => findInvestor(session(), id)),
-    person: new EntityLoader((id) => findPerson(session(), id)),
-    execMove: new EntityLoader((id) => findExecMove(session(), id)),
-    acquisition: new EntityLoader((id) => findAcquisition(session(), id)),
-    fundingEvent: new EntityLoader((id) => findFundingEvent(session(), id)),
+    company: new EntityLoader((id) => findCompany(session(), id), settled),
+    investor: new EntityLoader((id) => findInvestor(session(), id), settled),
+    person: new EntityLoader((id) => findPerson(session(), id), settled),
+    execMove: new EntityLoader((id) => findExecMove(session(), id), settled),
+    acquisition: new EntityLoader((id) => findAcquisition(session(), id), settled),
+    fundingEvent: new EntityLoader((id) => findFundingEvent(session(), id), settled),
   };
 }
 

@@ -70,7 +70,13 @@ export async function findCompany(session: UpstreamSession, { uuid, hints }: Loc
   const match = byId<CompanyRecord>(uuid);
   if (domain) return findInList(session, 'companies', { domain }, match);
   return (
-    (await findInList(session, 'fundingEvents', { companyId: uuid }, (e) => match(e.company), [1])) ??
+    (await findInList(
+      session,
+      'fundingEvents',
+      { companyId: uuid },
+      (e) => match(e.company),
+      [1],
+    )) ??
     (await findInList(
       session,
       'execMoves',
@@ -107,11 +113,8 @@ export async function findInvestor(session: UpstreamSession, { uuid, hints }: Lo
 
 /** A person, as embedded in one of their executive moves (one credit). */
 export async function findPerson(session: UpstreamSession, { uuid }: LocalId) {
-  return findInList<'execMoves', PersonRecord>(
-    session,
-    'execMoves',
-    { personId: uuid },
-    (m) => byId<PersonRecord>(uuid)(m.person),
+  return findInList<'execMoves', PersonRecord>(session, 'execMoves', { personId: uuid }, (m) =>
+    byId<PersonRecord>(uuid)(m.person),
   );
 }
 

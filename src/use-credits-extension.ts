@@ -7,7 +7,10 @@ export interface CreditExtensions {
   upstreamRequests: number;
 }
 
-const NOTHING_SPENT: CreditExtensions = { credits: { used: 0, remaining: null }, upstreamRequests: 0 };
+const NOTHING_SPENT: CreditExtensions = {
+  credits: { used: 0, remaining: null },
+  upstreamRequests: 0,
+};
 
 /**
  * Adds `extensions.credits` ({ used, remaining }) and `extensions.upstreamRequests` to every

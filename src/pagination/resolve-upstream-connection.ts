@@ -98,6 +98,8 @@ export async function resolveUpstreamConnection<E extends EndpointName>(
     const nextCursor = pagination.hasMore ? pagination.nextCursor : null;
     const taken = data.slice(skip, skip + want);
     for (let i = 0; i < taken.length; i++) {
+      // A null in `data` carries no record: skip it, but keep the positions of the others.
+      if (taken[i] == null) continue;
       const index = skip + i;
       const position: ConnectionPosition =
         index === data.length - 1

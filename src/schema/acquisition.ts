@@ -50,7 +50,10 @@ builder.queryField('acquisitions', (t) =>
       description: 'Acquisitions and mergers (GET /v1/acquisitions), newest discovery first.',
       args: {
         ...acquisitionFilterArgs(t.arg),
-        companyId: companyIdArg(t.arg, 'Only deals where this company is the acquirer or the target.'),
+        companyId: companyIdArg(
+          t.arg,
+          'Only deals where this company is the acquirer or the target.',
+        ),
       },
       resolve: (_root, args, { upstream, config }) =>
         resolveUpstreamConnection(

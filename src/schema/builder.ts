@@ -28,8 +28,10 @@ export const builder = new SchemaBuilder<SchemaTypes>({
 });
 
 builder.queryType({
-  description: 'Business signals (executive moves, acquisitions, funding rounds) and the companies and investors behind them.',
+  description:
+    'Business signals (executive moves, acquisitions, funding rounds) and the companies and investors behind them.',
 });
 
 /** The builder's resolved type parameters, for helpers that take Pothos' field or arg builders. */
-export type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+export type BuilderTypes =
+  typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;

@@ -102,10 +102,16 @@ builder.queryFields((t) => ({
   companies: t.connection(
     {
       type: CompanyRef,
-      description: 'The company directory (GET /v1/companies), in the service\'s order.',
+      description: "The company directory (GET /v1/companies), in the service's order.",
       args: companyFilterArgs(t.arg),
       resolve: (_root, args, { upstream, config }) =>
-        resolveUpstreamConnection(upstream, 'companies', toFilters('companies', args), args, config),
+        resolveUpstreamConnection(
+          upstream,
+          'companies',
+          toFilters('companies', args),
+          args,
+          config,
+        ),
     },
     CompanyConnection,
   ),

@@ -10,4 +10,3 @@ CountryRef.implement({
     name: t.exposeString('name', { nullable: true }),
   }),
 });
-

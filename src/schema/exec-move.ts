@@ -53,7 +53,13 @@ builder.queryField('execMoves', (t) =>
         personId: personIdArg(t.arg),
       },
       resolve: (_root, args, { upstream, config }) =>
-        resolveUpstreamConnection(upstream, 'execMoves', toFilters('execMoves', args), args, config),
+        resolveUpstreamConnection(
+          upstream,
+          'execMoves',
+          toFilters('execMoves', args),
+          args,
+          config,
+        ),
     },
     ExecMoveConnection,
   ),

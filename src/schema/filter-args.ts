@@ -34,7 +34,10 @@ export const execMoveFilterArgs = (arg: Arg) => ({
     description: 'Kinds of move, any of (appointment, promotion, departure, transition).',
   }),
   since: since(arg, 'moves discovered or announced'),
-  until: arg({ type: 'DateTime', description: 'Only moves discovered or announced before this time.' }),
+  until: arg({
+    type: 'DateTime',
+    description: 'Only moves discovered or announced before this time.',
+  }),
 });
 
 export const acquisitionFilterArgs = (arg: Arg) => ({

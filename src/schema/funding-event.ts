@@ -15,8 +15,7 @@ import {
 builder.node(FundingEventRef, {
   description: 'A funding round (GET /v1/funding-events).',
   id: {
-    resolve: (event) =>
-      formatLocalId(event.id, event.company?.id, event.discoveredAt, event.round),
+    resolve: (event) => formatLocalId(event.id, event.company?.id, event.discoveredAt, event.round),
   },
   loadWithoutCache: (id, context) => context.loaders.fundingEvent.load(parseLocalId(id)),
   fields: (t) => ({
@@ -39,7 +38,7 @@ builder.node(FundingEventRef, {
       type: [InvestorRefType],
       nullable: true,
       description:
-        'The round\'s investors. `id`, `uuid` and `name` come with the event; any other field loads each distinct investor once per operation (one request each, made concurrently; usually one credit each).',
+        "The round's investors. `id`, `uuid` and `name` come with the event; any other field loads each distinct investor once per operation (one request each, made concurrently; usually one credit each).",
       resolve: (event) =>
         compact(event.investors)?.map((ref): InvestorStub => ({ ...ref, stub: true })) ?? null,
     }),

@@ -72,7 +72,13 @@ builder.queryFields((t) => ({
       description: "The investor directory (GET /v1/investors), in the service's order.",
       args: investorFilterArgs(t.arg),
       resolve: (_root, args, { upstream, config }) =>
-        resolveUpstreamConnection(upstream, 'investors', toFilters('investors', args), args, config),
+        resolveUpstreamConnection(
+          upstream,
+          'investors',
+          toFilters('investors', args),
+          args,
+          config,
+        ),
     },
     InvestorConnection,
   ),

@@ -36,14 +36,16 @@ export function toSafeInt(value: unknown): number {
         ? Number(value)
         : NaN;
   if (!Number.isSafeInteger(number)) {
-    throw invalid(`SafeInt must be an integer between -(2^53-1) and 2^53-1 (got ${JSON.stringify(value)})`);
+    throw invalid(
+      `SafeInt must be an integer between -(2^53-1) and 2^53-1 (got ${JSON.stringify(value)})`,
+    );
   }
   return number;
 }
 
 builder.scalarType('SafeInt', {
   description:
-    'An integer up to ±(2^53 - 1), sent as a JSON number: amounts in cents exceed GraphQL\'s 32-bit Int (a $40B deal is 4,000,000,000,000 cents) but stay exact in JavaScript numbers.',
+    "An integer up to ±(2^53 - 1), sent as a JSON number: amounts in cents exceed GraphQL's 32-bit Int (a $40B deal is 4,000,000,000,000 cents) but stay exact in JavaScript numbers.",
   serialize: toSafeInt,
   parseValue: toSafeInt,
   parseLiteral: (ast) => toSafeInt(ast.kind === Kind.INT ? ast.value : undefined),

@@ -94,6 +94,5 @@ type FiltersOf<E extends EndpointName> = (typeof endpoints)[E]['filters'];
 /** The filters of endpoint `E`, typed; absent, null and empty lists are all "no filter". */
 export type EndpointFilters<E extends EndpointName> = {
   [P in keyof FiltersOf<E>]?:
-    | (FiltersOf<E>[P] extends ParamKind ? KindValue<FiltersOf<E>[P]> : never)
-    | null;
+    (FiltersOf<E>[P] extends ParamKind ? KindValue<FiltersOf<E>[P]> : never) | null;
 };

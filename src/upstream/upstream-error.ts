@@ -30,11 +30,11 @@ export function mapUpstreamError(
   const requestId = typeof meta?.requestId === 'string' ? meta.requestId : undefined;
   const retryAfter = parseRetryAfter(retryAfterHeader);
   if (code !== undefined && UPSTREAM_CODES.has(code) && status < 500) {
-    return gatewayError(
-      code as ErrorCode,
-      `Business-Signals API: ${upstreamMessage ?? code}`,
-      { requestId, retryAfter, upstreamStatus: status },
-    );
+    return gatewayError(code as ErrorCode, `Business-Signals API: ${upstreamMessage ?? code}`, {
+      requestId,
+      retryAfter,
+      upstreamStatus: status,
+    });
   }
   const what = code ? `${status} ${code}` : `HTTP ${status}`;
   return gatewayError(

@@ -29,6 +29,7 @@ export class UpstreamSession {
   readonly ledger: CreditLedger = { used: 0, remaining: null, requests: 0 };
   readonly #pages = new Map<string, Promise<ListEnvelope<unknown>>>();
   readonly #queue: (() => void)[] = [];
+  readonly #inFlight = new Set<Promise<unknown>>();
   #active = 0;
 
   constructor(
@@ -48,10 +49,22 @@ export class UpstreamSession {
     const key = `${endpoint}?${query}`;
     let pending = this.#pages.get(key);
     if (!pending) {
-      pending = this.#fetch(endpoint, query);
-      this.#pages.set(key, pending);
+      const request = this.#fetch(endpoint, query);
+      this.#pages.set(key, request);
+      this.#inFlight.add(request);
+      const done = () => this.#inFlight.delete(request);
+      request.then(done, done);
+      pending = request;
     }
     return pending as Promise<ListEnvelope<EndpointRecords[E]>>;
+  }
+
+  /**
+   * Resolves once every request in flight now has settled, so that a lookup can first see
+   * whether a response already under way carries the record it needs.
+   */
+  async settled(): Promise<void> {
+    if (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
   }
 
   async #fetch<E extends EndpointName>(endpoint: E, query: string) {

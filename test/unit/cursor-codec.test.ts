@@ -29,9 +29,7 @@ describe('cursor codec', () => {
   it('rejects altered, foreign and garbage cursors', () => {
     const cursor = encodeCursor({ upstream: 'abc', skip: 2, done: false }, bound, secret);
     const [version, payload, mac] = cursor.split('.') as [string, string, string];
-    const altered = Buffer.from(
-      JSON.stringify(['abc', 0, 0, bound]),
-    ).toString('base64url');
+    const altered = Buffer.from(JSON.stringify(['abc', 0, 0, bound])).toString('base64url');
     for (const bad of [
       `${version}.${altered}.${mac}`,
       `${version}.${payload}.${mac.slice(0, -1)}A`,

@@ -33,7 +33,14 @@ describe('DateTime', () => {
   });
 
   it('rejects other strings with INVALID_INPUT', () => {
-    for (const bad of ['yesterday', '2024-13-45T00:00:00Z', '1714557600', '', 5, '2024-05-01 12:00']) {
+    for (const bad of [
+      'yesterday',
+      '2024-13-45T00:00:00Z',
+      '1714557600',
+      '',
+      5,
+      '2024-05-01 12:00',
+    ]) {
       expect(() => parseDateTime(bad), String(bad)).toThrowError(
         expect.objectContaining({ extensions: { code: 'INVALID_INPUT' } }),
       );

@@ -1,0 +1,215 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { defaultConfig } from '../../src/config.js';
+import { createUpstreamClient } from '../../src/upstream/create-upstream-client.js';
+import { startStack, type Stack } from '../helpers/start-stack.js';
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack({ config: { upstreamTimeoutMs: 300 } });
+});
+afterAll(() => stack?.close());
+beforeEach(() => stack.sandbox.reset());
+
+const LIST = `{ fundingEvents(first: 3) { nodes { uuid } } }`;
+
+describe("the caller's key", () => {
+  it('is taken from X-API-Key or Authorization: Bearer and forwarded as X-API-Key', async () => {
+    stack.sandbox.addKey('key-a', { credits: 100 });
+    const viaHeader = await stack.gql(LIST, {}, { key: 'key-a' });
+    const viaBearer = await stack.gql(
+      LIST,
+      {},
+      { key: null, headers: { authorization: 'Bearer key-a' } },
+    );
+    expect(viaHeader.data).toEqual(viaBearer.data);
+    expect(stack.sandbox.credits('key-a')).toBe(94);
+    expect(viaBearer.extensions!.credits).toEqual({ used: 3, remaining: 94 });
+  });
+
+  it('is never reused for another request', async () => {
+    stack.sandbox.addKey('key-b', { credits: 100 });
+    await stack.gql(LIST, {}, { key: 'key-b' });
+    const anonymous = await stack.gql(LIST, {}, { key: null });
+    expect(anonymous.errors![0]!.extensions!.code).toBe('UNAUTHORIZED');
+    expect(stack.sandbox.requestLog()).toHaveLength(1);
+    expect(stack.sandbox.credits('key-b')).toBe(97);
+  });
+
+  it('is not needed for introspection', async () => {
+    const response = await stack.gql(`{ __schema { queryType { name } } }`, {}, { key: null });
+    expect(response.data.__schema.queryType.name).toBe('Query');
+    expect(response.extensions).toEqual({
+      credits: { used: 0, remaining: null },
+      upstreamRequests: 0,
+    });
+  });
+
+  it('missing: a field that needs the upstream fails with UNAUTHORIZED and makes no request', async () => {
+    const response = await stack.gql(LIST, {}, { key: null });
+    expect(response.data).toEqual({ fundingEvents: null });
+    expect(response.errors![0]).toMatchObject({
+      path: ['fundingEvents'],
+      message: expect.stringContaining('X-API-Key'),
+      extensions: { code: 'UNAUTHORIZED' },
+    });
+    expect(stack.sandbox.requestLog()).toHaveLength(0);
+  });
+});
+
+describe('upstream error codes reach the field that caused them', () => {
+  it.each([
+    ['an unknown key', 'no-such-key', 'UNAUTHORIZED'],
+    ['a workspace without credits', 'no-credit-key', 'PAYMENT_REQUIRED'],
+    ['a blocked key', 'blocked-key', 'FORBIDDEN'],
+  ])('%s: %s', async (_what, key, code) => {
+    const response = await stack.gql(LIST, {}, { key });
+    expect(response.data).toEqual({ fundingEvents: null });
+    expect(response.errors![0]).toMatchObject({
+      path: ['fundingEvents'],
+      message: expect.stringMatching(/^Business-Signals API: /),
+      extensions: { code, requestId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
+    });
+  });
+
+  it('TOO_MANY_REQUESTS carries retryAfter in seconds', async () => {
+    let limited: any;
+    for (let i = 0; i < 10 && !limited; i++) {
+      const response = await stack.gql(LIST, {}, { key: stack.sandbox.keys.rateLimited });
+      limited = response.errors?.find((e) => e.extensions?.code === 'TOO_MANY_REQUESTS');
+    }
+    expect(limited).toMatchObject({
+      extensions: {
+        code: 'TOO_MANY_REQUESTS',
+        retryAfter: expect.any(Number),
+        requestId: expect.any(String),
+      },
+    });
+    expect(limited.extensions.retryAfter).toBeGreaterThanOrEqual(1);
+  });
+
+  it('INVALID_INPUT from the upstream passes through with its message', async () => {
+    // The gateway checks every rule it knows; a value only the service refuses still arrives
+    // as INVALID_INPUT. A cursor the sandbox did not issue is such a value, so build one.
+    const { encodeCursor, fingerprint } = await import('../../src/pagination/cursor-codec.js');
+    const forged = encodeCursor(
+      { upstream: 'forged-upstream-cursor', skip: 0, done: false },
+      fingerprint('companies?'),
+      defaultConfig.cursorSecret,
+    );
+    const response = await stack.gql(
+      `query ($c: String) { companies(after: $c) { nodes { uuid } } }`,
+      { c: forged },
+    );
+    expect(response.errors![0]).toMatchObject({
+      message: expect.stringMatching(/^Business-Signals API: .*cursor/),
+      extensions: { code: 'INVALID_INPUT', requestId: expect.any(String), upstreamStatus: 400 },
+    });
+  });
+
+  it('other fields of the same query keep their data', async () => {
+    const mixed = await stack.gql(
+      `{ a: companies(first: 2) { nodes { uuid } } b: companies(first: 2, after: "nope") { nodes { uuid } } }`,
+    );
+    expect(mixed.data.a.nodes).toHaveLength(2);
+    expect(mixed.data.b).toBeNull();
+  });
+});
+
+describe('an unusable upstream is UPSTREAM_UNAVAILABLE', () => {
+  it.each([
+    ['a 500', { serverError: 1 }],
+    ['a dropped connection', { drop: 1 }],
+    ['a malformed body', { malformed: 1 }],
+  ])('%s', async (_what, faults) => {
+    stack.sandbox.setFaults(faults);
+    const response = await stack.gql(LIST);
+    expect(response.data).toEqual({ fundingEvents: null });
+    expect(response.errors![0]).toMatchObject({
+      path: ['fundingEvents'],
+      extensions: { code: 'UPSTREAM_UNAVAILABLE' },
+    });
+    expect(response.extensions).toMatchObject({ credits: { used: 0 }, upstreamRequests: 1 });
+  });
+
+  it('a timeout', async () => {
+    stack.sandbox.setLatency({ fixedMs: 1_000 });
+    const response = await stack.gql(LIST);
+    expect(response.errors![0]).toMatchObject({
+      message: expect.stringContaining('no answer within 300 ms'),
+      extensions: { code: 'UPSTREAM_UNAVAILABLE' },
+    });
+  });
+
+  it('an unreachable service', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const client = createUpstreamClient({ baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 500 });
+    const app = createApp(defaultConfig, { client });
+    const response = await app.fetch('http://gateway/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'k' },
+      body: JSON.stringify({ query: LIST }),
+    });
+    const body = await response.json();
+    expect(body.errors[0]).toMatchObject({
+      message: expect.stringContaining('connection refused'),
+      extensions: { code: 'UPSTREAM_UNAVAILABLE' },
+    });
+    await client.close();
+  });
+});
+
+describe('unexpected internal errors are masked', () => {
+  it('a resolver crash reaches the client as "Unexpected error."', async () => {
+    // A success envelope whose `sources` is not a list breaks the gateway's assumptions.
+    const server: Server = createServer((_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(
+        JSON.stringify({
+          success: true,
+          data: [{ id: '66666666-6666-4666-8666-666666666666', sources: 5 }],
+          pagination: { hasMore: false, nextCursor: null },
+          meta: { endpoint: 'x', creditsUsed: 1, creditsRemaining: 5 },
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = createUpstreamClient({
+      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      timeoutMs: 500,
+    });
+    const app = createApp(defaultConfig, { client });
+    const response = await app.fetch('http://gateway/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'k' },
+      body: JSON.stringify({ query: `{ fundingEvents { nodes { uuid sources { url } } } }` }),
+    });
+    const body = await response.json();
+    expect(body.errors[0].message).toBe('Unexpected error.');
+    expect(body.errors[0].path).toEqual(['fundingEvents', 'nodes', 0, 'sources']);
+    expect(body.data.fundingEvents.nodes[0].uuid).toBe('66666666-6666-4666-8666-666666666666');
+    await client.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+});
+
+describe('extensions.credits', () => {
+  it('sums creditsUsed over the operation and keeps the lowest creditsRemaining', async () => {
+    stack.sandbox.addKey('ledger-key', { credits: 1000 });
+    const response = await stack.gql(
+      `{ a: companies(first: 4) { nodes { uuid } } b: investors(first: 6) { nodes { uuid } } }`,
+      {},
+      { key: 'ledger-key' },
+    );
+    expect(response.extensions).toEqual({
+      credits: { used: 10, remaining: 990 },
+      upstreamRequests: 2,
+    });
+    expect(stack.sandbox.credits('ledger-key')).toBe(990);
+  });
+});
