@@ -1,3 +1,4 @@
+import { useGraphQlJit } from '@envelop/graphql-jit';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga } from 'graphql-yoga';
 import type { Config } from './config.js';
@@ -5,6 +6,7 @@ import { apiKeyFrom, createContext, type Context } from './context.js';
 import { schema } from './schema/index.js';
 import type { UpstreamClient } from './upstream/create-upstream-client.js';
 import { useCreditsExtension } from './use-credits-extension.js';
+import { useVariableErrors } from './use-variable-errors.js';
 
 /** What the app needs besides its config. */
 export interface AppDeps {
@@ -51,7 +53,9 @@ export function createApp(config: Config, deps: AppDeps) {
     graphqlEndpoint: '/graphql',
     landingPage: false,
     context: ({ request }) => createContext(config, deps.client, apiKeyFrom(request.headers)),
-    plugins: [useCreditsExtension()],
+    // graphql-jit compiles each operation once (cached) and cut the gateway's CPU per 20-record
+    // page by about 40% in bench/ (see BENCHMARKS.md).
+    plugins: [useVariableErrors(), useGraphQlJit(), useCreditsExtension()],
     renderGraphiQL,
     graphiql: {
       title: 'Business-Signals GraphQL',

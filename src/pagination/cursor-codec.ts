@@ -11,23 +11,43 @@ export interface ConnectionPosition {
   done: boolean;
 }
 
-const VERSION = 'c1';
+const VERSION = 'c2';
+
+/** No position skips more than one upstream page holds. */
+const MAX_SKIP = 100;
 
 /** A short digest of what a connection lists (endpoint and filters) that cursors are bound to. */
 export function fingerprint(scope: string): string {
   return createHash('sha256').update(scope).digest('base64url').slice(0, 12);
 }
 
-function sign(payload: string, secret: string) {
-  return createHmac('sha256', secret).update(payload).digest('base64url').slice(0, 16);
+/**
+ * Signs the upstream cursor together with the binding. `skip` and `done` stay outside the
+ * signature on purpose: every value they can take (skip 0..100 within that upstream page) names a
+ * position the same connection could have issued, so one signature serves a whole page of edges.
+ */
+function sign(upstream: string | null, boundTo: string, secret: string) {
+  return createHmac('sha256', secret)
+    .update(`${boundTo}\n${upstream ?? ''}`)
+    .digest('base64url')
+    .slice(0, 16);
 }
 
-/** Encodes a position bound to `boundTo` (a {@link fingerprint}), signed with `secret`. */
+/**
+ * Encodes positions bound to `boundTo` (a {@link fingerprint}), signed with `secret`. Returns an
+ * encoder for one upstream page, so that its edges share one signature.
+ */
+export function cursorEncoder(upstream: string | null, boundTo: string, secret: string) {
+  let signed: string | undefined;
+  return (skip: number, done: boolean) => {
+    signed ??= `${sign(upstream, boundTo, secret)}.${boundTo}.${upstream === null ? '' : Buffer.from(upstream).toString('base64url')}`;
+    return `${VERSION}.${skip}.${done ? 1 : 0}.${signed}`;
+  };
+}
+
+/** Encodes one position; see {@link cursorEncoder}. */
 export function encodeCursor(position: ConnectionPosition, boundTo: string, secret: string) {
-  const payload = Buffer.from(
-    JSON.stringify([position.upstream, position.skip, position.done ? 1 : 0, boundTo]),
-  ).toString('base64url');
-  return `${VERSION}.${payload}.${sign(payload, secret)}`;
+  return cursorEncoder(position.upstream, boundTo, secret)(position.skip, position.done);
 }
 
 /**
@@ -42,31 +62,28 @@ export function decodeCursor(
 ): ConnectionPosition {
   const malformed = () =>
     invalidArgument(argument, 'is not a cursor this gateway issued (malformed or altered)');
-  const [version, payload, mac, extra] = cursor.split('.');
-  if (version !== VERSION || !payload || !mac || extra !== undefined) throw malformed();
-  if (sign(payload, secret) !== mac) throw malformed();
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-  } catch {
+  const parts = cursor.split('.');
+  if (parts.length !== 6 || parts[0] !== VERSION) throw malformed();
+  const [, skipText, doneText, mac, bound, encoded] = parts as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  const skip = /^\d{1,3}$/.test(skipText) ? Number(skipText) : NaN;
+  if (!(skip <= MAX_SKIP) || (doneText !== '0' && doneText !== '1')) throw malformed();
+  const upstream = encoded === '' ? null : Buffer.from(encoded, 'base64url').toString('utf8');
+  if (upstream !== null && Buffer.from(upstream).toString('base64url') !== encoded) {
     throw malformed();
   }
-  if (!Array.isArray(decoded) || decoded.length !== 4) throw malformed();
-  const [upstream, skip, done, bound] = decoded as unknown[];
-  if (
-    (upstream !== null && typeof upstream !== 'string') ||
-    !Number.isSafeInteger(skip) ||
-    (skip as number) < 0 ||
-    (done !== 0 && done !== 1) ||
-    typeof bound !== 'string'
-  ) {
-    throw malformed();
-  }
+  if (sign(upstream, bound, secret) !== mac) throw malformed();
   if (bound !== boundTo) {
     throw invalidArgument(
       argument,
       'this cursor was issued for a different list or different filters; pass the same filters it was issued with',
     );
   }
-  return { upstream: upstream as string | null, skip: skip as number, done: done === 1 };
+  return { upstream, skip, done: doneText === '1' };
 }

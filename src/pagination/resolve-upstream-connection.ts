@@ -3,8 +3,8 @@ import { buildFilterQuery } from '../upstream/build-query.js';
 import type { EndpointFilters, EndpointName, EndpointRecords } from '../upstream/endpoints.js';
 import type { UpstreamSession } from '../upstream/upstream-session.js';
 import {
+  cursorEncoder,
   decodeCursor,
-  encodeCursor,
   fingerprint,
   type ConnectionPosition,
 } from './cursor-codec.js';
@@ -27,17 +27,17 @@ export interface PagingOptions {
   cursorSecret: string;
 }
 
-/** An edge whose cursor is only encoded (and signed) if the client asks for it. */
+/** An edge whose cursor is only encoded if the client asks for it. */
 class Edge<T> {
   constructor(
     readonly node: T,
-    private readonly position: ConnectionPosition,
-    private readonly boundTo: string,
-    private readonly secret: string,
+    private readonly encode: (skip: number, done: boolean) => string,
+    private readonly skip: number,
+    private readonly done: boolean,
   ) {}
 
   get cursor() {
-    return encodeCursor(this.position, this.boundTo, this.secret);
+    return this.encode(this.skip, this.done);
   }
 }
 
@@ -97,15 +97,17 @@ export async function resolveUpstreamConnection<E extends EndpointName>(
     const { data, pagination } = await session.page(endpoint, filterQuery, { cursor, limit });
     const nextCursor = pagination.hasMore ? pagination.nextCursor : null;
     const taken = data.slice(skip, skip + want);
+    const here = cursorEncoder(cursor, boundTo, options.cursorSecret);
+    const next = cursorEncoder(nextCursor, boundTo, options.cursorSecret);
     for (let i = 0; i < taken.length; i++) {
       // A null in `data` carries no record: skip it, but keep the positions of the others.
       if (taken[i] == null) continue;
       const index = skip + i;
-      const position: ConnectionPosition =
+      edges.push(
         index === data.length - 1
-          ? { upstream: nextCursor, skip: 0, done: nextCursor === null }
-          : { upstream: cursor, skip: index + 1, done: false };
-      edges.push(new Edge(taken[i]!, position, boundTo, options.cursorSecret));
+          ? new Edge(taken[i]!, next, 0, nextCursor === null)
+          : new Edge(taken[i]!, here, index + 1, false),
+      );
     }
     if (skip + taken.length < data.length) {
       hasNextPage = true;

@@ -331,6 +331,7 @@ describe('validation happens before any request', () => {
       { s: '2024-02-30T99:00:00Z' },
     );
     expect(variable.errors![0]!.message).toContain('ISO-8601');
+    expect(variable.errors![0]!.extensions!.code).toBe('INVALID_INPUT');
     expect(stack.sandbox.requestLog()).toHaveLength(0);
   });
 
