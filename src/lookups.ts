@@ -20,6 +20,7 @@ import type { LocalId } from './global-id.js';
 
 const PAGE_LIMITS = [1, 5, 20] as const;
 const EVENT_PAGE_LIMITS = [3, 10, 25] as const;
+const INVESTOR_PAGE_LIMITS = [1, 5, 20, 50] as const;
 
 async function findInList<E extends EndpointName, T>(
   session: UpstreamSession,
@@ -104,11 +105,21 @@ export async function findInvestorByDomain(session: UpstreamSession, domain: str
   return findInList(session, 'investors', { domain }, (i) => (i.domain === domain ? i : null));
 }
 
-/** An investor by a search for its name (its id's hint); usually one credit. */
+/**
+ * An investor by a search for its name (its id's hint). Costs one credit per investor the search
+ * returns up to and including this one: one when the name is distinctive, more when other
+ * investors share its words (the search also matches domains). Gives up after 76 records.
+ */
 export async function findInvestor(session: UpstreamSession, { uuid, hints }: LocalId) {
   const [name] = hints;
   if (!name) return null;
-  return findInList(session, 'investors', { search: name }, byId<InvestorRecord>(uuid));
+  return findInList(
+    session,
+    'investors',
+    { search: name },
+    byId<InvestorRecord>(uuid),
+    INVESTOR_PAGE_LIMITS,
+  );
 }
 
 /** A person, as embedded in one of their executive moves (one credit). */
