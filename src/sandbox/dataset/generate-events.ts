@@ -1,0 +1,315 @@
+import type {
+  Acquisition,
+  Company,
+  ExecMove,
+  FundingEvent,
+  Investor,
+  InvestorRef,
+  Person,
+  Source,
+} from './records.js';
+import type { Prng } from './prng.js';
+import {
+  CURRENCIES,
+  EMPLOYEE_BUCKETS,
+  MOVE_TYPES,
+  NEWS_SITES,
+  PAYMENT_TYPES,
+  ROLE_TITLES,
+  ROUNDS,
+  ROUND_AMOUNTS,
+  ROUND_INVESTOR_TYPES,
+  SENIORITIES,
+} from './vocab.js';
+import {
+  DAY,
+  SPAN,
+  type Mutable,
+  type Frame,
+  flat,
+  iso,
+  newId,
+  roundAmount,
+  logUniform,
+} from './generation-kit.js';
+
+const INVESTOR_COUNTS = [
+  [0, 8],
+  [1, 25],
+  [2, 25],
+  [3, 18],
+  [4, 12],
+  [5, 7],
+  [6, 5],
+] as const;
+const SOURCE_COUNTS = [
+  [1, 5],
+  [2, 3],
+  [3, 1],
+] as const;
+
+interface EventTimes {
+  readonly discoveredAt: number;
+  readonly announcedAt: number;
+}
+
+function eventTimes(prng: Prng, frame: Frame, previous: number | undefined): EventTimes {
+  const discoveredAt =
+    previous !== undefined && prng.chance(0.08)
+      ? previous
+      : frame.epoch - Math.floor(prng.next() * SPAN);
+  const announcedAt = prng.chance(0.05)
+    ? discoveredAt + Math.floor(prng.next() * 5 * DAY)
+    : discoveredAt - Math.floor(-Math.log(1 - prng.next()) * 2 * DAY);
+  return { discoveredAt, announcedAt };
+}
+
+function sources(prng: Prng, times: EventTimes, slug: string, ownSite: string): Source[] {
+  const count = prng.weighted(SOURCE_COUNTS);
+  const result: Source[] = [];
+  const date = iso(times.announcedAt).slice(0, 10).replace(/-/g, '');
+  const earliest = Math.min(times.announcedAt, times.discoveredAt);
+  for (let s = 0; s < count; s++) {
+    const site = s === 0 && prng.chance(0.4) ? ownSite : prng.pick(NEWS_SITES);
+    const extractedAt = earliest + Math.floor(prng.next() * (times.discoveredAt - earliest + 1));
+    result.push(
+      Object.freeze({
+        url: flat(`${site}/${date}-${slug}-${s + 1}`),
+        extractedAt: iso(extractedAt),
+      }),
+    );
+  }
+  return result;
+}
+
+function amounts(
+  prng: Prng,
+  usdDollars: number,
+): {
+  usdCents: number;
+  usd: number;
+  currency: string;
+  originalCents: number;
+} {
+  const dollars = roundAmount(usdDollars);
+  const usdCents = dollars * 100;
+  const currency = prng.weighted(CURRENCIES);
+  const originalCents =
+    currency.minorDigits === 0
+      ? Math.round(dollars / currency.usdPerUnit)
+      : Math.round(usdCents / currency.usdPerUnit);
+  return { usdCents, usd: dollars, currency: currency.code, originalCents };
+}
+
+/** Funding events over real companies and investors; records each investor's first and last sighting on the drafts. */
+export function generateFunding(
+  frame: Frame,
+  count: number,
+  companies: readonly Company[],
+  investors: Mutable<Investor>[],
+): FundingEvent[] {
+  const prng = frame.prngFor('funding-events');
+  const byType = new Map<string, Mutable<Investor>[]>();
+  for (const investor of investors) {
+    const list = byType.get(investor.type) ?? [];
+    list.push(investor);
+    byType.set(investor.type, list);
+  }
+  const seen = new Map<Mutable<Investor>, { first: number; last: number }>();
+  const refsOf = new Map<Mutable<Investor>, InvestorRef>();
+  for (const investor of investors)
+    refsOf.set(investor, Object.freeze({ id: investor.id, name: investor.name }));
+  const events: FundingEvent[] = [];
+  let previous: number | undefined;
+  for (let i = 0; i < count; i++) {
+    const company = prng.pick(companies);
+    const round = prng.weighted(ROUNDS);
+    const times = eventTimes(prng, frame, previous);
+    previous = times.discoveredAt;
+    const [min, max] = ROUND_AMOUNTS[round] ?? [1_000_000, 10_000_000];
+    const amount = prng.chance(0.07) ? null : amounts(prng, logUniform(prng, min, max));
+    const investorCount =
+      investors.length === 0
+        ? 0
+        : round === 'grant'
+          ? prng.int(0, 1)
+          : prng.weighted(INVESTOR_COUNTS);
+    const chosen = new Set<Mutable<Investor>>();
+    for (let attempt = 0; chosen.size < investorCount && attempt < investorCount * 4; attempt++) {
+      const type = prng.weighted(ROUND_INVESTOR_TYPES[round] ?? [['vc', 1]]);
+      const pool = byType.get(type) ?? investors;
+      chosen.add(prng.pick(pool.length > 0 ? pool : investors));
+    }
+    const refs: InvestorRef[] = [];
+    for (const investor of chosen) {
+      refs.push(refsOf.get(investor) as InvestorRef);
+      const span = seen.get(investor);
+      if (span) {
+        span.first = Math.min(span.first, times.announcedAt);
+        span.last = Math.max(span.last, times.discoveredAt);
+      } else {
+        seen.set(investor, { first: times.announcedAt, last: times.discoveredAt });
+      }
+    }
+    events.push(
+      Object.freeze({
+        id: newId(prng),
+        company,
+        round,
+        amountUsdCents: amount?.usdCents ?? null,
+        amountUsd: amount?.usd ?? null,
+        amountOriginalCurrency: amount?.currency ?? null,
+        amountOriginalCents: amount?.originalCents ?? null,
+        investors: Object.freeze(refs),
+        announcedAt: iso(times.announcedAt),
+        discoveredAt: iso(times.discoveredAt),
+        sources: Object.freeze(
+          sources(
+            prng,
+            times,
+            `${company.domain.split('.')[0] ?? 'company'}-${round.replace('_', '-')}`,
+            `https://${company.domain}/blog`,
+          ),
+        ),
+      }),
+    );
+  }
+  const investorPrng = frame.prngFor('investor-activity');
+  for (const [investor, span] of seen) {
+    investor.firstSeenAt = investorPrng.chance(0.04) ? null : iso(span.first);
+    investor.lastSeenAt = iso(span.last);
+  }
+  return events;
+}
+
+const BUCKET_RANK = new Map(EMPLOYEE_BUCKETS.map(([bucket], i) => [bucket, i]));
+
+/** Acquisitions: acquirers lean to larger companies; every 40th deal (and 1% more) is a $1B–$40B megadeal. */
+export function generateAcquisitions(
+  frame: Frame,
+  count: number,
+  companies: readonly Company[],
+): Acquisition[] {
+  const prng = frame.prngFor('acquisitions');
+  const events: Acquisition[] = [];
+  let previous: number | undefined;
+  for (let i = 0; i < count; i++) {
+    let acquirer = prng.pick(companies);
+    for (let k = 0; k < 2; k++) {
+      const other = prng.pick(companies);
+      if (
+        (BUCKET_RANK.get(other.employeeCountBucket) ?? 0) >
+        (BUCKET_RANK.get(acquirer.employeeCountBucket) ?? 0)
+      )
+        acquirer = other;
+    }
+    let target = prng.pick(companies);
+    while (target === acquirer) target = prng.pick(companies);
+    const times = eventTimes(prng, frame, previous);
+    previous = times.discoveredAt;
+    const megadeal = i % 40 === 1 || prng.chance(0.01);
+    const amount =
+      !megadeal && prng.chance(0.3)
+        ? null
+        : amounts(prng, megadeal ? logUniform(prng, 1e9, 4e10) : logUniform(prng, 2e6, 9e8));
+    const closed = !prng.chance(0.25);
+    events.push(
+      Object.freeze({
+        id: newId(prng),
+        acquirer,
+        target,
+        dealAmountUsdCents: amount?.usdCents ?? null,
+        dealAmountUsd: amount?.usd ?? null,
+        dealAmountOriginalCurrency: amount?.currency ?? null,
+        dealAmountOriginalCents: amount?.originalCents ?? null,
+        paymentType: prng.chance(0.06) ? null : prng.weighted(PAYMENT_TYPES),
+        isMerger: prng.chance(0.08),
+        announcedAt: iso(times.announcedAt),
+        closingAt: closed ? iso(times.announcedAt + prng.int(20, 200) * DAY) : null,
+        discoveredAt: iso(times.discoveredAt),
+        sources: Object.freeze(
+          sources(
+            prng,
+            times,
+            `${acquirer.domain.split('.')[0] ?? 'a'}-acquires-${target.domain.split('.')[0] ?? 'b'}`,
+            `https://${acquirer.domain}/press`,
+          ),
+        ),
+      }),
+    );
+  }
+  return events;
+}
+
+/** Executive moves in discovery order, tracking each person's current company so moves chain plausibly. */
+export function generateExecMoves(
+  frame: Frame,
+  count: number,
+  companies: readonly Company[],
+  persons: readonly Person[],
+): ExecMove[] {
+  const prng = frame.prngFor('exec-moves');
+  const times: EventTimes[] = [];
+  let previous: number | undefined;
+  for (let i = 0; i < count; i++) {
+    const t = eventTimes(prng, frame, previous);
+    times.push(t);
+    previous = t.discoveredAt;
+  }
+  times.sort((a, b) => a.discoveredAt - b.discoveredAt);
+  const current = new Map<Person, Company>();
+  const frequent = Math.max(1, Math.floor(persons.length * 0.15));
+  const otherThan = (company: Company | undefined): Company => {
+    let c = prng.pick(companies);
+    while (c === company) c = prng.pick(companies);
+    return c;
+  };
+  const moves: ExecMove[] = [];
+  for (const t of times) {
+    const person = prng.chance(0.4)
+      ? (persons[prng.int(0, frequent - 1)] as Person)
+      : prng.pick(persons);
+    const held = current.get(person);
+    let moveType = prng.weighted(MOVE_TYPES);
+    if (!held && (moveType === 'promotion' || moveType === 'departure')) moveType = 'appointment';
+    let company: Company;
+    let fromCompany: Company | null = null;
+    if (moveType === 'appointment' || moveType === 'transition') {
+      company = otherThan(held);
+      fromCompany =
+        held ?? (moveType === 'transition' || prng.chance(0.4) ? otherThan(company) : null);
+      current.set(person, company);
+    } else {
+      company = held as Company;
+      if (moveType === 'departure') current.delete(person);
+    }
+    const roleSeniority = prng.weighted(SENIORITIES);
+    const announced = prng.chance(0.1) ? null : t.announcedAt;
+    const effective = prng.chance(0.15)
+      ? null
+      : Math.floor(((announced ?? t.discoveredAt) + prng.int(-20, 45) * DAY) / DAY) * DAY;
+    moves.push(
+      Object.freeze({
+        id: newId(prng),
+        person,
+        company,
+        fromCompany,
+        role: prng.pick(ROLE_TITLES[roleSeniority] ?? ['Executive']),
+        roleSeniority,
+        moveType,
+        announcedAt: announced === null ? null : iso(announced),
+        effectiveDate: effective === null ? null : iso(effective),
+        discoveredAt: iso(t.discoveredAt),
+        sources: Object.freeze(
+          sources(
+            prng,
+            t,
+            `${person.linkedinHandle}-${moveType}`,
+            `https://www.linkedin.com/posts/${person.linkedinHandle}`,
+          ),
+        ),
+      }),
+    );
+  }
+  return moves;
+}

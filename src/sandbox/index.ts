@@ -1,0 +1,19 @@
+export { startSandbox } from './start-sandbox.js';
+export type { Sandbox, SandboxKeys, SandboxOptions } from './start-sandbox.js';
+export type { RequestLogEntry, Counters, FaultKind } from './request-log.js';
+export type { FaultShares, Latency } from './faults.js';
+export type { WorkspaceSpec } from './workspaces.js';
+export { DEFAULT_SIZES, generateDataset } from './dataset/generate-dataset.js';
+export type { DatasetSizes } from './dataset/generate-dataset.js';
+export type {
+  Acquisition,
+  Company,
+  Country,
+  Dataset,
+  ExecMove,
+  FundingEvent,
+  Investor,
+  InvestorRef,
+  Person,
+  Source,
+} from './dataset/records.js';

@@ -1,0 +1,154 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createControlRoutes, type SandboxControls } from './control-routes.js';
+import { createCursorCodec } from './cursor-codec.js';
+import { DEFAULT_SIZES, generateDataset, type DatasetSizes } from './dataset/generate-dataset.js';
+import type { Dataset } from './dataset/records.js';
+import { acquisitionsEndpoint } from './endpoints/acquisitions-endpoint.js';
+import { companiesEndpoint } from './endpoints/companies-endpoint.js';
+import { execMovesEndpoint } from './endpoints/exec-moves-endpoint.js';
+import { fundingEventsEndpoint } from './endpoints/funding-events-endpoint.js';
+import { investorsEndpoint } from './endpoints/investors-endpoint.js';
+import { FaultInjector, type FaultShares, type Latency } from './faults.js';
+import type { ListEndpoint } from './list-endpoint.js';
+import { createRequestHandler } from './request-handler.js';
+import { RequestLog, type Counters, type RequestLogEntry } from './request-log.js';
+import { BUILT_IN_KEYS, Workspaces, type WorkspaceSpec } from './workspaces.js';
+
+/** How to start a sandbox. Every field is optional. */
+export interface SandboxOptions {
+  /** TCP port; 0 (the default here) picks a free one. The CLI defaults to 4500. */
+  port?: number;
+  /** Interface to bind (default 127.0.0.1). */
+  host?: string;
+  /** Data seed (default 42). The same seed and sizes give the same data. */
+  seed?: number;
+  /** Record counts; omitted kinds take the defaults (20,000 companies, 5,000 investors, 20,000 persons, 50,000 funding events, 10,000 acquisitions, 30,000 exec moves). */
+  sizes?: Partial<DatasetSizes>;
+  /** Delay added before every /v1 answer. */
+  latency?: Latency;
+  /** No access log on stdout (default false). */
+  quiet?: boolean;
+  /** Expose the test controls under /__sandbox/ (default false: those paths answer 404). */
+  controlsOverHttp?: boolean;
+}
+
+/** The built-in API keys. */
+export interface SandboxKeys {
+  /** 10^12 credits, no rate limit. A public key: fine to print. */
+  demo: 'demo-key';
+  /** 5 credits. */
+  lowCredit: string;
+  /** 0 credits: PAYMENT_REQUIRED. */
+  noCredit: string;
+  /** 2 requests per fixed 1-second window. */
+  rateLimited: string;
+  /** FORBIDDEN by abuse prevention. */
+  blocked: string;
+}
+
+/** A running sandbox and its test controls. */
+export interface Sandbox extends SandboxControls {
+  /** Base address without trailing slash, e.g. `http://127.0.0.1:4500`. */
+  readonly url: string;
+  readonly keys: SandboxKeys;
+  /** The generated records (read-only). */
+  readonly data: Dataset;
+  /** Every request, oldest first (up to the last 100,000). */
+  requestLog(): RequestLogEntry[];
+  counters(): Counters;
+  /** Clears log and counters, restores credits and rate-limit windows, clears faults, restores start latency. */
+  reset(): void;
+  setLatency(latency: Latency): void;
+  /** Each share 0..1 of /v1 requests; omitted kinds become 0. */
+  setFaults(faults: FaultShares): void;
+  /** Adds a key with a fresh workspace; returns the workspace id (as it appears in the request log). */
+  addKey(key: string, workspace?: WorkspaceSpec): string;
+  /** Remaining credits of the key's workspace, undefined for an unknown key. */
+  credits(key: string): number | undefined;
+  /** Stops listening and closes every connection. */
+  close(): Promise<void>;
+}
+
+/** Builds the five list endpoints over a dataset, keyed by path. */
+export function buildEndpoints(data: Dataset): Map<string, ListEndpoint> {
+  const endpoints = [
+    execMovesEndpoint(data.execMoves),
+    acquisitionsEndpoint(data.acquisitions),
+    fundingEventsEndpoint(data.fundingEvents),
+    companiesEndpoint(data.companies),
+    investorsEndpoint(data.investors),
+  ];
+  return new Map(endpoints.map((endpoint) => [endpoint.path, endpoint]));
+}
+
+/**
+ * Generates the data, builds the endpoints and listens. Resolves once the
+ * server accepts connections.
+ *
+ * @throws RangeError for invalid sizes, latency or port.
+ */
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const seed = options.seed ?? 42;
+  if (!Number.isSafeInteger(seed)) throw new RangeError('seed must be an integer');
+  const data = generateDataset(seed, { ...DEFAULT_SIZES, ...options.sizes });
+  const endpoints = buildEndpoints(data);
+  const workspaces = new Workspaces();
+  const log = new RequestLog();
+  const faults = new FaultInjector(seed, options.latency);
+  const controls: SandboxControls = {
+    requestLog: () => log.entries(),
+    counters: () => log.counters(),
+    reset: () => {
+      log.clear();
+      workspaces.reset();
+      faults.reset();
+    },
+    setLatency: (latency) => faults.setLatency(latency),
+    setFaults: (shares) => faults.setFaults(shares),
+  };
+  const handler = createRequestHandler({
+    endpoints,
+    workspaces,
+    log,
+    faults,
+    codec: createCursorCodec(`seed:${seed}`),
+    controls: options.controlsOverHttp ? createControlRoutes(controls) : null,
+    quiet: options.quiet ?? false,
+  });
+  const server = createServer({ keepAlive: true }, handler);
+  server.keepAliveTimeout = 30_000;
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  let closing: Promise<void> | null = null;
+
+  return {
+    url: `http://${shownHost}:${port}`,
+    keys: {
+      demo: BUILT_IN_KEYS.demo.key,
+      lowCredit: BUILT_IN_KEYS.lowCredit.key,
+      noCredit: BUILT_IN_KEYS.noCredit.key,
+      rateLimited: BUILT_IN_KEYS.rateLimited.key,
+      blocked: BUILT_IN_KEYS.blocked.key,
+    },
+    data,
+    ...controls,
+    addKey: (key, workspace) => workspaces.add(key, workspace),
+    credits: (key) => workspaces.find(key)?.credits,
+    close: () => {
+      closing ??= new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
