@@ -1,0 +1,292 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem, platform, arch } from 'node:os';
+import type { RunRecord } from './measure.js';
+import type { ScenarioId } from './scenarios.js';
+
+/** Everything after this line of BENCHMARKS.md is hand-written and kept when it is regenerated. */
+export const NOTES_MARKER = '<!-- notes -->';
+
+const DEFAULT_NOTES = `${NOTES_MARKER}
+
+## Notes
+
+Hand-written; \`npm run bench\` keeps everything from the marker above onwards.
+`;
+
+/** The machine and settings a run used, for the report header. */
+export interface RunInfo {
+  mode: 'quick' | 'full';
+  date: Date;
+  durationS: number;
+  warmupRequests: number;
+  saturatingConnections: number;
+  clockTicks: number;
+  nodeEnv: string;
+  /** 1-minute load average when the run started: other work on the machine skews the figures. */
+  loadAverage: number;
+}
+
+/** One target of the issue and where this run stands. */
+export interface TargetStatus {
+  name: string;
+  goal: string;
+  measured: string;
+  /** null when the run has no figure for it (scenario skipped or failed). */
+  met: boolean | null;
+}
+
+/** Slack allowed on top of N round trips ("60 ms plus a few ms"). */
+const ROUND_TRIP_SLACK_MS = 5;
+
+function num(value: number | undefined, digits: number): string {
+  return value === undefined || !Number.isFinite(value) ? '—' : value.toFixed(digits);
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((cell, i) =>
+    Math.max(cell.length, ...rows.map((row) => (row[i] ?? '').length)),
+  );
+  const line = (cells: string[]) =>
+    `| ${cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  const rule = `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`;
+  return [line(header), rule, ...rows.map(line)].join('\n');
+}
+
+function find(runs: RunRecord[], id: ScenarioId, side: RunRecord['side'], connections: number) {
+  return runs.find(
+    (r) => r.scenario.id === id && r.side === side && r.load.connections === connections,
+  );
+}
+
+function sampledAndCounted(sampled: number | undefined, counted: number | undefined) {
+  return `${num(sampled, Number.isInteger(sampled) ? 0 : 2)} (${num(counted, 2)})`;
+}
+
+/** The table of every run. */
+export function runsTable(runs: RunRecord[]): string {
+  return table(
+    [
+      'scenario',
+      'target',
+      'conc',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'CPU ms/req',
+      'sandbox CPU ms/req',
+      'RSS MB (peak)',
+      'upstream req/query',
+      'credits/query',
+      'records/query',
+      'failed',
+    ],
+    runs.map((r) => [
+      r.scenario.id,
+      r.side,
+      String(r.load.connections),
+      num(r.load.requestsPerSecond, 0),
+      num(r.load.p50Ms, 2),
+      num(r.load.p99Ms, 2),
+      num(r.cpuMsPerRequest, 3),
+      r.side === 'gateway' ? num(r.sandboxCpuMsPerRequest, 3) : '—',
+      `${num(r.memory.rssMb, 0)} (${num(r.memory.peakRssMb, 0)})`,
+      sampledAndCounted(r.sample?.upstreamRequests, r.counted?.upstreamRequests),
+      sampledAndCounted(r.sample?.credits, r.counted?.credits),
+      num(r.sample?.records, 0),
+      String(r.load.failures),
+    ]),
+  );
+}
+
+/** Gateway figures divided by direct ones, for the scenarios measured both ways. */
+export function ratiosTable(runs: RunRecord[]): string {
+  const rows: string[][] = [];
+  for (const gateway of runs) {
+    if (gateway.side !== 'gateway') continue;
+    const direct = find(runs, gateway.scenario.id, 'direct', gateway.load.connections);
+    if (!direct) continue;
+    const ratio = (a: number, b: number) => num(a / b, 2);
+    rows.push([
+      gateway.scenario.id,
+      String(gateway.load.connections),
+      ratio(gateway.load.requestsPerSecond, direct.load.requestsPerSecond),
+      ratio(gateway.load.p50Ms, direct.load.p50Ms),
+      ratio(gateway.load.p99Ms, direct.load.p99Ms),
+      num(gateway.load.p50Ms - direct.load.p50Ms, 2),
+      ratio(gateway.cpuMsPerRequest, direct.cpuMsPerRequest),
+      ratio(gateway.cpuMsPerRequest + gateway.sandboxCpuMsPerRequest, direct.cpuMsPerRequest),
+      ratio(gateway.memory.peakRssMb, direct.memory.peakRssMb),
+      ratio(gateway.sample?.upstreamRequests ?? NaN, direct.sample?.upstreamRequests ?? NaN),
+      ratio(gateway.sample?.credits ?? NaN, direct.sample?.credits ?? NaN),
+    ]);
+  }
+  return table(
+    [
+      'scenario',
+      'conc',
+      'req/s',
+      'p50',
+      'p99',
+      'p50 added ms',
+      'CPU/req (serving)',
+      'CPU/req (gateway+sandbox)',
+      'peak RSS',
+      'upstream req',
+      'credits',
+    ],
+    rows,
+  );
+}
+
+/** Wall time of the latency-bound scenarios in sandbox round trips. */
+export function roundTripsTable(runs: RunRecord[]): string {
+  const rows = runs
+    .filter((r) => r.scenario.sandboxLatencyMs > 0)
+    .map((r) => [
+      r.scenario.id,
+      String(r.load.connections),
+      `${r.scenario.sandboxLatencyMs}`,
+      num(r.load.p50Ms, 1),
+      num(r.load.p99Ms, 1),
+      num(r.load.p50Ms / r.scenario.sandboxLatencyMs, 2),
+      num(r.sample?.upstreamRequests, 0),
+    ]);
+  return table(
+    [
+      'scenario',
+      'conc',
+      'round trip ms',
+      'p50 ms',
+      'p99 ms',
+      'p50 / round trip',
+      'upstream req/query',
+    ],
+    rows,
+  );
+}
+
+/** Where each target of the issue stands in this run. */
+export function evaluateTargets(runs: RunRecord[], saturating: number): TargetStatus[] {
+  const targets: TargetStatus[] = [];
+
+  const listSat = find(runs, 'list', 'gateway', saturating);
+  const listOne = find(runs, 'list', 'gateway', 1);
+  targets.push({
+    name: 'gateway CPU per request, 20-record list',
+    goal: '< 1 ms',
+    measured: `${num(listSat?.cpuMsPerRequest, 3)} ms at c=${saturating}; ${num(listOne?.cpuMsPerRequest, 3)} ms at c=1`,
+    met: listSat ? listSat.cpuMsPerRequest < 1 : null,
+  });
+
+  const directOne = find(runs, 'list', 'direct', 1);
+  const added = listOne && directOne ? listOne.load.p50Ms - directOne.load.p50Ms : undefined;
+  targets.push({
+    name: 'p50 added over direct REST, 20-record list, c=1',
+    goal: '< 1.5 ms',
+    measured: `${num(added, 2)} ms (${num(listOne?.load.p50Ms, 2)} vs ${num(directOne?.load.p50Ms, 2)})`,
+    met: added === undefined || !Number.isFinite(added) ? null : added < 1.5,
+  });
+
+  for (const [id, trips] of [
+    ['walk-20ms', 3],
+    ['fan-out-50ms', 3],
+  ] as const) {
+    const run = find(runs, id, 'gateway', 1);
+    const rt = run?.scenario.sandboxLatencyMs ?? NaN;
+    const limit = trips * rt + ROUND_TRIP_SLACK_MS;
+    targets.push({
+      name: `${id} wall time per query (p50)`,
+      goal: `< ${trips} round trips (${num(limit, 0)} ms)`,
+      measured: run
+        ? `${num(run.load.p50Ms, 1)} ms = ${num(run.load.p50Ms / rt, 2)} round trips`
+        : '—',
+      met: run && run.load.failures === 0 ? run.load.p50Ms < limit : null,
+    });
+  }
+
+  const gatewayRuns = runs.filter((r) => r.side === 'gateway' && r.load.connections === 1);
+  const creditChecks = gatewayRuns.map((r) => ({
+    id: r.scenario.id,
+    credits: r.sample?.credits,
+    records: r.sample?.records,
+  }));
+  targets.push({
+    name: 'credits per query = records returned',
+    goal: 'equal, every gateway scenario',
+    measured:
+      creditChecks.map((c) => `${c.id} ${num(c.credits, 0)}/${num(c.records, 0)}`).join(', ') ||
+      '—',
+    met:
+      creditChecks.length === 0 || creditChecks.some((c) => c.credits === undefined)
+        ? null
+        : creditChecks.every((c) => c.credits === c.records),
+  });
+  return targets;
+}
+
+function status(met: boolean | null) {
+  return met === null ? 'n/a' : met ? 'met' : 'MISSED';
+}
+
+/** The targets as a table. */
+export function targetsTable(targets: TargetStatus[]): string {
+  return table(
+    ['target', 'goal', 'measured', 'status'],
+    targets.map((t) => [t.name, t.goal, t.measured, status(t.met)]),
+  );
+}
+
+/** One line describing the machine. */
+export function machineLine(): string {
+  const cpu = cpus();
+  const model = cpu[0]?.model.trim() ?? 'unknown CPU';
+  const gib = totalmem() / 1024 ** 3;
+  return `${cpu.length} cores (${model}), ${gib.toFixed(1)} GiB memory, Node ${process.version}, ${platform()} ${arch()}`;
+}
+
+/** The generated part of BENCHMARKS.md (everything before the notes). */
+export function renderReport(runs: RunRecord[], info: RunInfo, problems: string[]): string {
+  const targets = evaluateTargets(runs, info.saturatingConnections);
+  const sections = [
+    '# Benchmarks',
+    [
+      `Generated by \`npm run bench${info.mode === 'quick' ? ' -- --quick' : ''}\` on ${info.date.toISOString()} (mode: ${info.mode}).`,
+      'Everything above the notes marker is rewritten by each run.',
+    ].join(' '),
+    [
+      `- Machine: ${machineLine()}; 1-minute load average at start ${info.loadAverage.toFixed(2)}.`,
+      `- Sandbox and gateway run as separate processes on loopback (NODE_ENV=${info.nodeEnv}); autocannon runs in the harness process on the same machine, so at saturation the three share the cores.`,
+      `- Each run: warm-up (up to ${info.warmupRequests} requests), then ${info.durationS} s of load at concurrency 1 and ${info.saturatingConnections}.`,
+      '- Latency: per-response wall time from autocannon (unrounded). CPU: utime+stime of the serving process from /proc/<pid>/stat ' +
+        `(${info.clockTicks} ticks/s) over the run, divided by requests sent (the responses plus the few still in flight when the load stopped; the harness waits until the sandbox sees no more requests before reading). RSS: VmRSS after the run (VmHWM, the peak since start, in parentheses).`,
+      '- At low request rates (the latency-bound scenarios) CPU per request also carries the background work (timers, GC), so it reads high there.',
+      '- Upstream req/query and credits/query: the mean of 3 sample responses (`extensions` for the gateway; `meta.creditsUsed` for REST), then in parentheses the sandbox counters (requests, records) over the whole run divided by requests sent.',
+    ].join('\n'),
+    '## Runs',
+    runsTable(runs),
+    '## Gateway / direct',
+    'Ratios of gateway to direct figures at the same concurrency; "p50 added" is the difference in ms. ' +
+      'CPU/req (serving) compares the gateway process with the sandbox serving REST directly; (gateway+sandbox) adds the sandbox CPU behind the gateway.',
+    ratiosTable(runs),
+    '## Latency-bound scenarios',
+    'The sandbox adds a fixed delay to every request; wall time per query in those round trips.',
+    roundTripsTable(runs),
+    '## Targets',
+    targetsTable(targets),
+  ];
+  if (problems.length > 0) {
+    sections.push('## Problems in this run', problems.map((p) => `- ${p}`).join('\n'));
+  }
+  return `${sections.join('\n\n')}\n`;
+}
+
+/** Writes BENCHMARKS.md: the generated report, then the hand-written notes kept from the old file. */
+export function writeReport(path: string, generated: string): void {
+  let notes = DEFAULT_NOTES;
+  if (existsSync(path)) {
+    const old = readFileSync(path, 'utf8');
+    const at = old.indexOf(NOTES_MARKER);
+    if (at >= 0) notes = old.slice(at);
+  }
+  writeFileSync(path, `${generated}\n${notes.endsWith('\n') ? notes : `${notes}\n`}`);
+}

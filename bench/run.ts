@@ -1,0 +1,291 @@
+import { mkdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { runLoad } from './load.js';
+import {
+  measure,
+  loadTarget,
+  type RunRecord,
+  type Side,
+  type Stack,
+  type Timing,
+} from './measure.js';
+import {
+  clockTicksPerSecond,
+  cpuTimeMs,
+  freePort,
+  servingPid,
+  startService,
+  stopService,
+  waitForHttp,
+  type Service,
+} from './processes.js';
+import { formatProfile, mainThreadProfile, summarizeProfile } from './profile.js';
+import { machineLine, renderReport, writeReport, type RunInfo } from './report.js';
+import { SCENARIOS, type Scenario, type ScenarioId } from './scenarios.js';
+import { UpstreamControls } from './upstream-controls.js';
+
+const HELP = `npm run bench -- [options]
+
+Starts the sandbox and the gateway as separate processes on loopback and measures each scenario
+direct-to-REST and through the gateway, at concurrency 1 and at saturation. Prints the tables and
+writes BENCHMARKS.md (keeping its notes section).
+
+  --quick              2 s per run (under a minute in all); the default is 8 s per run
+  --profile            profile the gateway (--cpu-prof) under the list scenario and print the
+                       top 25 functions by self time; writes no report
+  --only <ids>         comma-separated scenarios (${SCENARIOS.map((s) => s.id).join(', ')}); writes no report
+  --connections <n>    saturating concurrency (default 32)
+  --no-write           print only, leave BENCHMARKS.md alone
+  --help               show this help
+`;
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const TMP = join(ROOT, '.bench-tmp');
+const API_KEY = 'demo-key';
+const START_TIMEOUT_MS = 30_000;
+
+interface Options {
+  quick: boolean;
+  profile: boolean;
+  only: Set<ScenarioId> | null;
+  connections: number;
+  write: boolean;
+}
+
+function parseOptions(argv: string[]): Options | null {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      quick: { type: 'boolean' },
+      profile: { type: 'boolean' },
+      only: { type: 'string' },
+      connections: { type: 'string' },
+      'no-write': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) return null;
+  let only: Set<ScenarioId> | null = null;
+  if (values.only !== undefined) {
+    const known = new Set<string>(SCENARIOS.map((s) => s.id));
+    const ids = values.only.split(',').map((id) => id.trim());
+    const unknown = ids.filter((id) => !known.has(id));
+    if (unknown.length > 0) throw new RangeError(`--only: unknown scenario ${unknown.join(', ')}`);
+    only = new Set(ids as ScenarioId[]);
+  }
+  const connections = Number(values.connections ?? 32);
+  if (!Number.isInteger(connections) || connections < 2 || connections > 1024) {
+    throw new RangeError(`--connections must be an integer from 2 to 1024`);
+  }
+  return {
+    quick: values.quick ?? false,
+    profile: values.profile ?? false,
+    only,
+    connections,
+    write: !values['no-write'] && only === null && !values.profile,
+  };
+}
+
+function timingFor(quick: boolean): Timing {
+  return quick
+    ? { durationS: 2, warmupRequests: 200, warmupMaxMs: 400 }
+    : { durationS: 8, warmupRequests: 200, warmupMaxMs: 2_000 };
+}
+
+async function startSandbox(): Promise<Service> {
+  const port = await freePort();
+  const sandbox = startService({
+    name: 'sandbox',
+    script: 'src/sandbox/main.ts',
+    args: ['--port', String(port), '--host', '127.0.0.1', '--controls', '--quiet'],
+    port,
+    cwd: ROOT,
+  });
+  await waitForHttp(sandbox, `${sandbox.url}/__sandbox/counters`, START_TIMEOUT_MS);
+  return sandbox;
+}
+
+async function startGateway(upstreamUrl: string, nodeFlags: string[] = []): Promise<Service> {
+  const port = await freePort();
+  const gateway = startService({
+    name: 'gateway',
+    script: 'src/main.ts',
+    env: { UPSTREAM_URL: upstreamUrl, PORT: String(port), HOST: '127.0.0.1' },
+    nodeFlags,
+    port,
+    cwd: ROOT,
+  });
+  await waitForHttp(gateway, `${gateway.url}/health`, START_TIMEOUT_MS);
+  return gateway;
+}
+
+function stackOf(sandbox: Service, gateway: Service): Stack {
+  return {
+    sandboxUrl: sandbox.url,
+    gatewayUrl: gateway.url,
+    sandboxPid: servingPid(sandbox),
+    gatewayPid: servingPid(gateway),
+    apiKey: API_KEY,
+    controls: new UpstreamControls(sandbox.url),
+  };
+}
+
+function summaryLine(run: RunRecord): string {
+  const l = run.load;
+  return (
+    `${run.scenario.id.padEnd(13)} ${run.side.padEnd(7)} c=${String(l.connections).padEnd(3)} ` +
+    `${l.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${l.p50Ms.toFixed(2)} ms  ` +
+    `p99 ${l.p99Ms.toFixed(2)} ms  CPU ${run.cpuMsPerRequest.toFixed(3)} ms/req` +
+    (run.problems.length > 0 ? `  (${run.problems.length} problem(s))` : '')
+  );
+}
+
+/** The (scenario, side, concurrency) runs of a full benchmark, in order. */
+function plan(options: Options): [Scenario, Side, number][] {
+  const runs: [Scenario, Side, number][] = [];
+  for (const scenario of SCENARIOS) {
+    if (options.only && !options.only.has(scenario.id)) continue;
+    const levels = scenario.saturate ? [1, options.connections] : [1];
+    for (const connections of levels) {
+      if (scenario.restPath) runs.push([scenario, 'direct', connections]);
+      runs.push([scenario, 'gateway', connections]);
+    }
+  }
+  return runs;
+}
+
+async function benchmark(options: Options, services: Service[]): Promise<number> {
+  const timing = timingFor(options.quick);
+  const started = Date.now();
+  const loadAverage = loadavg()[0] ?? NaN;
+  const sandbox = await startSandbox();
+  services.push(sandbox);
+  const gateway = await startGateway(sandbox.url);
+  services.push(gateway);
+  const stack = stackOf(sandbox, gateway);
+  console.log(`machine: ${machineLine()}`);
+  console.log(
+    `sandbox pid ${stack.sandboxPid} at ${sandbox.url}; gateway pid ${stack.gatewayPid} at ${gateway.url}; ` +
+      `started in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+  );
+
+  const runs: RunRecord[] = [];
+  for (const [scenario, side, connections] of plan(options)) {
+    const run = await measure(stack, scenario, side, connections, timing);
+    runs.push(run);
+    console.log(summaryLine(run));
+    for (const problem of run.problems) console.log(`  ! ${problem}`);
+  }
+  await stack.controls.setLatency(0);
+
+  const info: RunInfo = {
+    mode: options.quick ? 'quick' : 'full',
+    date: new Date(),
+    durationS: timing.durationS,
+    warmupRequests: timing.warmupRequests,
+    saturatingConnections: options.connections,
+    clockTicks: clockTicksPerSecond(),
+    nodeEnv: process.env.NODE_ENV ?? 'production',
+    loadAverage,
+  };
+  const problems = runs.flatMap((run) => run.problems);
+  const report = renderReport(runs, info, problems);
+  console.log(`\n${report}`);
+  if (options.write) {
+    writeReport(join(ROOT, 'BENCHMARKS.md'), report);
+    console.log('wrote BENCHMARKS.md');
+  }
+  console.log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  if (problems.length > 0) {
+    console.error(`\n${problems.length} problem(s): requests failed or returned errors (above).`);
+    return 1;
+  }
+  return 0;
+}
+
+async function profile(options: Options, services: Service[]): Promise<number> {
+  const timing = timingFor(options.quick);
+  const dir = join(TMP, `profile-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  mkdirSync(dir, { recursive: true });
+  const sandbox = await startSandbox();
+  services.push(sandbox);
+  const gateway = await startGateway(sandbox.url, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  services.push(gateway);
+  const stack = stackOf(sandbox, gateway);
+  const scenario = SCENARIOS.find((s) => s.id === 'list') as Scenario;
+  const target = loadTarget(stack, scenario, 'gateway');
+  await runLoad(target, options.connections, {
+    amount: timing.warmupRequests,
+    maxMs: timing.warmupMaxMs,
+  });
+  const runStart = performance.now();
+  const cpuBefore = cpuTimeMs(stack.gatewayPid);
+  const load = await runLoad(target, options.connections, { durationS: timing.durationS });
+  const cpuMs = cpuTimeMs(stack.gatewayPid) - cpuBefore;
+  await stopService(gateway, 10_000);
+  const windowMs = performance.now() - runStart;
+  console.log(
+    `list via gateway (profiled), c=${options.connections}: ${load.requestsPerSecond.toFixed(0)} req/s, ` +
+      `p50 ${load.p50Ms.toFixed(2)} ms, CPU ${(cpuMs / load.responses).toFixed(3)} ms/req, ${load.failures} failed\n`,
+  );
+  const file = mainThreadProfile(dir, stack.gatewayPid);
+  if (!file) {
+    console.error(`no main-thread .cpuprofile in ${dir}; gateway output:\n${gateway.output()}`);
+    return 1;
+  }
+  console.log(formatProfile(summarizeProfile(file, ROOT, windowMs)));
+  console.log(`\nprofile: ${file} (open in Chrome DevTools > Performance, or speedscope)`);
+  return 0;
+}
+
+async function main(): Promise<void> {
+  let options: Options | null;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    console.error(`bench: ${error instanceof Error ? error.message : String(error)}\n\n${HELP}`);
+    process.exitCode = 2;
+    return;
+  }
+  if (options === null) {
+    console.log(HELP);
+    return;
+  }
+  const services: Service[] = [];
+  const stopAll = () => Promise.all(services.map((service) => stopService(service)));
+  let interrupted = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupted = true;
+    console.error(`\nbench: ${signal}, stopping the servers`);
+    void stopAll().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  // A hard bound on the whole run, whatever hangs.
+  const limitMs = options.quick ? 90_000 : 300_000;
+  const watchdog = setTimeout(() => {
+    console.error(`bench: still running after ${limitMs / 1000} s, giving up`);
+    for (const service of services) service.child.kill('SIGKILL');
+    process.exit(1);
+  }, limitMs);
+  watchdog.unref();
+  try {
+    process.exitCode = options.profile
+      ? await profile(options, services)
+      : await benchmark(options, services);
+  } catch (error) {
+    // After a signal, failures of the interrupted run are expected noise.
+    if (!interrupted)
+      console.error(`bench: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  } finally {
+    await stopAll();
+    clearTimeout(watchdog);
+  }
+}
+
+await main();
