@@ -30,9 +30,17 @@ export interface LocalId {
   hints: string[];
 }
 
-/** `uuid|hint|hint`, each part percent-encoded so that no hint can contain the separator. */
+/** Percent-encodes a hint only when it holds the separator or a `%` (ids are made per record). */
+function escapeHint(hint: string | null | undefined) {
+  if (!hint) return '';
+  return hint.includes('|') || hint.includes('%') ? encodeURIComponent(hint) : hint;
+}
+
+/** `uuid|hint|hint`, hints escaped so that none can contain the separator. */
 export function formatLocalId(uuid: string, ...hints: (string | null | undefined)[]): string {
-  return [uuid, ...hints.map((hint) => encodeURIComponent(hint ?? ''))].join('|');
+  let id = uuid;
+  for (const hint of hints) id += `|${escapeHint(hint)}`;
+  return id;
 }
 
 /** Opaque Relay global id: base64url of `Type:localId`. */

@@ -25,24 +25,17 @@ import type { UpstreamSession } from './upstream/upstream-session.js';
  */
 export class EntityLoader<T extends { id: string }> {
   readonly #seen = new Map<string, T>();
-  readonly #loader: DataLoader<LocalId, T | null, string>;
+  #loader: DataLoader<LocalId, T | null, string> | undefined;
 
   /**
    * @param find looks one record up upstream.
    * @param settled resolves when the requests in flight have landed; a lookup waits for them
    *   first, since a response already under way often carries the record (a credit saved).
    */
-  constructor(find: (id: LocalId) => Promise<T | null>, settled: () => Promise<void>) {
-    this.#loader = new DataLoader(
-      async (ids) => {
-        await settled();
-        return Promise.all(
-          ids.map((id) => this.#seen.get(id.uuid) ?? find(id).catch((error: Error) => error)),
-        );
-      },
-      { cacheKeyFn: (id) => id.uuid },
-    );
-  }
+  constructor(
+    private readonly find: (id: LocalId) => Promise<T | null>,
+    private readonly settled: () => Promise<void>,
+  ) {}
 
   /** Remembers a record seen in a response, so a later `load` of its id costs nothing. */
   prime(record: T | null | undefined) {
@@ -51,7 +44,21 @@ export class EntityLoader<T extends { id: string }> {
 
   /** The record with this id, or null when the upstream has none. */
   load(id: LocalId): Promise<T | null> | T {
-    return this.#seen.get(id.uuid) ?? this.#loader.load(id);
+    return this.#seen.get(id.uuid) ?? this.#dataLoader().load(id);
+  }
+
+  /** Made on the first lookup only: most operations never look anything up by id. */
+  #dataLoader() {
+    this.#loader ??= new DataLoader(
+      async (ids) => {
+        await this.settled();
+        return Promise.all(
+          ids.map((id) => this.#seen.get(id.uuid) ?? this.find(id).catch((error: Error) => error)),
+        );
+      },
+      { cacheKeyFn: (id) => id.uuid },
+    );
+    return this.#loader;
   }
 }
 

@@ -37,10 +37,18 @@ function sign(upstream: string | null, boundTo: string, secret: string) {
  * Encodes positions bound to `boundTo` (a {@link fingerprint}), signed with `secret`. Returns an
  * encoder for one upstream page, so that its edges share one signature.
  */
-export function cursorEncoder(upstream: string | null, boundTo: string, secret: string) {
+export function cursorEncoder(
+  upstream: string | null,
+  boundTo: string | (() => string),
+  secret: string,
+) {
   let signed: string | undefined;
   return (skip: number, done: boolean) => {
-    signed ??= `${sign(upstream, boundTo, secret)}.${boundTo}.${upstream === null ? '' : Buffer.from(upstream).toString('base64url')}`;
+    if (signed === undefined) {
+      const bound = typeof boundTo === 'string' ? boundTo : boundTo();
+      const encoded = upstream === null ? '' : Buffer.from(upstream).toString('base64url');
+      signed = `${sign(upstream, bound, secret)}.${bound}.${encoded}`;
+    }
     return `${VERSION}.${skip}.${done ? 1 : 0}.${signed}`;
   };
 }

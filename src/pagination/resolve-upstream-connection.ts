@@ -82,9 +82,11 @@ export async function resolveUpstreamConnection<E extends EndpointName>(
 ): Promise<UpstreamConnection<EndpointRecords[E]>> {
   const first = pageSize(args, options);
   const filterQuery = buildFilterQuery(endpoint, filters);
-  const boundTo = fingerprint(`${endpoint}?${filterQuery}`);
+  // Hashed only when a cursor is read or written.
+  let bound: string | undefined;
+  const boundTo = () => (bound ??= fingerprint(`${endpoint}?${filterQuery}`));
   const start: ConnectionPosition = args.after
-    ? decodeCursor(args.after, boundTo, options.cursorSecret)
+    ? decodeCursor(args.after, boundTo(), options.cursorSecret)
     : { upstream: null, skip: 0, done: false };
 
   const edges: Edge<EndpointRecords[E]>[] = [];
