@@ -1,8 +1,14 @@
 import { invalidArgument } from '../errors.js';
 
 /** A list without its null items (they carry nothing), or null for a missing list. */
-export function compact<T>(list: readonly (T | null | undefined)[] | null | undefined): T[] | null {
-  return list ? list.filter((item): item is T => item != null) : null;
+export function compact<T>(
+  list: readonly (T | null | undefined)[] | null | undefined,
+): readonly T[] | null {
+  if (list == null) return null;
+  if (!Array.isArray(list)) throw new TypeError(`expected a list, got ${typeof list}`);
+  // Lists rarely hold nulls: hand the upstream's own array back rather than copy it.
+  for (const item of list) if (item == null) return list.filter((i): i is T => i != null);
+  return list as readonly T[];
 }
 
 /**
