@@ -106,6 +106,28 @@ describe('lists match the REST endpoints', () => {
     );
   });
 
+  it('domain and companyId filters match the REST endpoints', async () => {
+    const company = stack.sandbox.data.companies[7]!;
+    const investor = stack.sandbox.data.investors.find((i) => i.domain)!;
+    const event = stack.sandbox.data.fundingEvents[11]!;
+    for (const [field, args, rest] of [
+      ['companies', `domain: "${company.domain}"`, `companies?domain=${company.domain}`],
+      ['investors', `domain: "${investor.domain}"`, `investors?domain=${investor.domain}`],
+      [
+        'fundingEvents',
+        `companyId: "${event.company.id}"`,
+        `funding-events?companyId=${event.company.id}`,
+      ],
+    ] as const) {
+      const response = await stack.gql(`{ ${field}(first: 50, ${args}) { nodes { uuid } } }`);
+      const expected = await stack.rest(`${rest}&limit=50`);
+      expect(expected.data.length).toBeGreaterThan(0);
+      expect(response.data[field].nodes.map((n: any) => n.uuid)).toEqual(
+        expected.data.map((r: any) => r.id),
+      );
+    }
+  });
+
   it('acquisitions by companyId match acquirer or target', async () => {
     const deal = stack.sandbox.data.acquisitions[0]!;
     for (const company of [deal.acquirer, deal.target]) {
