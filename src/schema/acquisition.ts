@@ -1,8 +1,8 @@
 import { formatLocalId, parseLocalId } from '../global-id.js';
-import { resolveUpstreamConnection } from '../pagination/resolve-upstream-connection.js';
 import { builder } from './builder.js';
+import { upstreamList } from './upstream-list.js';
 import { compact } from './field-helpers.js';
-import { acquisitionFilterArgs, companyIdArg, toFilters } from './filter-args.js';
+import { acquisitionFilterArgs, companyIdArg } from './filter-args.js';
 import { AcquisitionConnection, AcquisitionRef, CompanyRef, SourceRef } from './refs.js';
 
 builder.node(AcquisitionRef, {
@@ -55,14 +55,7 @@ builder.queryField('acquisitions', (t) =>
           'Only deals where this company is the acquirer or the target.',
         ),
       },
-      resolve: (_root, args, { upstream, config }) =>
-        resolveUpstreamConnection(
-          upstream,
-          'acquisitions',
-          toFilters('acquisitions', args),
-          args,
-          config,
-        ),
+      resolve: upstreamList('acquisitions'),
     },
     AcquisitionConnection,
   ),

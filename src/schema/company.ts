@@ -1,14 +1,14 @@
 import { formatLocalId, localIdFromArgument, parseLocalId } from '../global-id.js';
 import { findCompanyByDomain } from '../lookups.js';
-import { resolveUpstreamConnection } from '../pagination/resolve-upstream-connection.js';
+import type { CompanyRecord } from '../upstream/types.js';
 import { builder } from './builder.js';
+import { upstreamList } from './upstream-list.js';
 import {
   acquisitionFilterArgs,
   companyFilterArgs,
   execMoveFilterArgs,
   fundingEventFilterArgs,
   personIdArg,
-  toFilters,
 } from './filter-args.js';
 import {
   AcquisitionConnection,
@@ -52,14 +52,9 @@ builder.node(CompanyRef, {
         type: FundingEventRef,
         description: "This company's funding rounds, newest discovery first.",
         args: fundingEventFilterArgs(t.arg),
-        resolve: (company, args, { upstream, config }) =>
-          resolveUpstreamConnection(
-            upstream,
-            'fundingEvents',
-            toFilters('fundingEvents', args, { companyId: company.id }),
-            args,
-            config,
-          ),
+        resolve: upstreamList('fundingEvents', (company: CompanyRecord) => ({
+          companyId: company.id,
+        })),
       },
       FundingEventConnection,
     ),
@@ -68,14 +63,9 @@ builder.node(CompanyRef, {
         type: AcquisitionRef,
         description: 'Acquisitions and mergers where this company is the acquirer or the target.',
         args: acquisitionFilterArgs(t.arg),
-        resolve: (company, args, { upstream, config }) =>
-          resolveUpstreamConnection(
-            upstream,
-            'acquisitions',
-            toFilters('acquisitions', args, { companyId: company.id }),
-            args,
-            config,
-          ),
+        resolve: upstreamList('acquisitions', (company: CompanyRecord) => ({
+          companyId: company.id,
+        })),
       },
       AcquisitionConnection,
     ),
@@ -84,14 +74,9 @@ builder.node(CompanyRef, {
         type: ExecMoveRef,
         description: 'Executive moves at this company, newest discovery first.',
         args: { ...execMoveFilterArgs(t.arg), personId: personIdArg(t.arg) },
-        resolve: (company, args, { upstream, config }) =>
-          resolveUpstreamConnection(
-            upstream,
-            'execMoves',
-            toFilters('execMoves', args, { companyId: company.id }),
-            args,
-            config,
-          ),
+        resolve: upstreamList('execMoves', (company: CompanyRecord) => ({
+          companyId: company.id,
+        })),
       },
       ExecMoveConnection,
     ),
@@ -104,14 +89,7 @@ builder.queryFields((t) => ({
       type: CompanyRef,
       description: "The company directory (GET /v1/companies), in the service's order.",
       args: companyFilterArgs(t.arg),
-      resolve: (_root, args, { upstream, config }) =>
-        resolveUpstreamConnection(
-          upstream,
-          'companies',
-          toFilters('companies', args),
-          args,
-          config,
-        ),
+      resolve: upstreamList('companies'),
     },
     CompanyConnection,
   ),

@@ -1,8 +1,8 @@
 import { formatLocalId, parseLocalId } from '../global-id.js';
-import { resolveUpstreamConnection } from '../pagination/resolve-upstream-connection.js';
 import { builder } from './builder.js';
+import { upstreamList } from './upstream-list.js';
 import { compact } from './field-helpers.js';
-import { companyIdArg, execMoveFilterArgs, personIdArg, toFilters } from './filter-args.js';
+import { companyIdArg, execMoveFilterArgs, personIdArg } from './filter-args.js';
 import { CompanyRef, ExecMoveConnection, ExecMoveRef, PersonRef, SourceRef } from './refs.js';
 
 builder.node(ExecMoveRef, {
@@ -52,14 +52,7 @@ builder.queryField('execMoves', (t) =>
         companyId: companyIdArg(t.arg, 'Only moves at this company.'),
         personId: personIdArg(t.arg),
       },
-      resolve: (_root, args, { upstream, config }) =>
-        resolveUpstreamConnection(
-          upstream,
-          'execMoves',
-          toFilters('execMoves', args),
-          args,
-          config,
-        ),
+      resolve: upstreamList('execMoves'),
     },
     ExecMoveConnection,
   ),

@@ -1,8 +1,8 @@
 import { formatLocalId, parseLocalId } from '../global-id.js';
-import { resolveUpstreamConnection } from '../pagination/resolve-upstream-connection.js';
 import { builder } from './builder.js';
+import { upstreamList } from './upstream-list.js';
 import { compact } from './field-helpers.js';
-import { companyIdArg, fundingEventFilterArgs, toFilters } from './filter-args.js';
+import { companyIdArg, fundingEventFilterArgs } from './filter-args.js';
 import {
   CompanyRef,
   FundingEventConnection,
@@ -61,14 +61,7 @@ builder.queryField('fundingEvents', (t) =>
         ...fundingEventFilterArgs(t.arg),
         companyId: companyIdArg(t.arg, 'Only rounds of this (entity-resolved) company.'),
       },
-      resolve: (_root, args, { upstream, config }) =>
-        resolveUpstreamConnection(
-          upstream,
-          'fundingEvents',
-          toFilters('fundingEvents', args),
-          args,
-          config,
-        ),
+      resolve: upstreamList('fundingEvents'),
     },
     FundingEventConnection,
   ),

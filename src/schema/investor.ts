@@ -1,11 +1,11 @@
 import type { Context } from '../context.js';
 import { formatLocalId, localIdFromArgument, parseLocalId } from '../global-id.js';
 import { findInvestorByDomain } from '../lookups.js';
-import { resolveUpstreamConnection } from '../pagination/resolve-upstream-connection.js';
 import type { InvestorRecord } from '../upstream/types.js';
 import { builder } from './builder.js';
+import { upstreamList } from './upstream-list.js';
 import { exactlyOne } from './field-helpers.js';
-import { investorFilterArgs, toFilters } from './filter-args.js';
+import { investorFilterArgs } from './filter-args.js';
 import { CountryRef, InvestorConnection, InvestorRefType, type InvestorStub } from './refs.js';
 
 /**
@@ -18,12 +18,13 @@ function full(investor: InvestorRecord | InvestorStub, context: Context) {
     : investor;
 }
 
-async function loaded<K extends keyof InvestorRecord>(
-  investor: InvestorRecord | InvestorStub,
-  context: Context,
-  key: K,
-): Promise<InvestorRecord[K] | null> {
-  return (await full(investor, context))?.[key] ?? null;
+/** The resolver of a field that may need the full record. */
+function fromRecord<K extends keyof InvestorRecord>(key: K) {
+  return async (
+    investor: InvestorRecord | InvestorStub,
+    _args: object,
+    context: Context,
+  ): Promise<InvestorRecord[K] | null> => (await full(investor, context))?.[key] ?? null;
 }
 
 builder.node(InvestorRefType, {
@@ -37,31 +38,14 @@ builder.node(InvestorRefType, {
     name: t.exposeString('name'),
     type: t.string({
       description: 'Investor type, e.g. `vc`; open-ended.',
-      resolve: (investor, _args, context) => loaded(investor, context, 'type'),
+      resolve: fromRecord('type'),
     }),
-    hqCountry: t.field({
-      type: CountryRef,
-      resolve: (investor, _args, context) => loaded(investor, context, 'hqCountry'),
-    }),
-    domain: t.string({
-      resolve: (investor, _args, context) => loaded(investor, context, 'domain'),
-    }),
-    firstSeenAt: t.field({
-      type: 'DateTime',
-      resolve: (investor, _args, context) => loaded(investor, context, 'firstSeenAt'),
-    }),
-    lastSeenAt: t.field({
-      type: 'DateTime',
-      resolve: (investor, _args, context) => loaded(investor, context, 'lastSeenAt'),
-    }),
-    createdAt: t.field({
-      type: 'DateTime',
-      resolve: (investor, _args, context) => loaded(investor, context, 'createdAt'),
-    }),
-    updatedAt: t.field({
-      type: 'DateTime',
-      resolve: (investor, _args, context) => loaded(investor, context, 'updatedAt'),
-    }),
+    hqCountry: t.field({ type: CountryRef, resolve: fromRecord('hqCountry') }),
+    domain: t.string({ resolve: fromRecord('domain') }),
+    firstSeenAt: t.field({ type: 'DateTime', resolve: fromRecord('firstSeenAt') }),
+    lastSeenAt: t.field({ type: 'DateTime', resolve: fromRecord('lastSeenAt') }),
+    createdAt: t.field({ type: 'DateTime', resolve: fromRecord('createdAt') }),
+    updatedAt: t.field({ type: 'DateTime', resolve: fromRecord('updatedAt') }),
   }),
 });
 
@@ -71,14 +55,7 @@ builder.queryFields((t) => ({
       type: InvestorRefType,
       description: "The investor directory (GET /v1/investors), in the service's order.",
       args: investorFilterArgs(t.arg),
-      resolve: (_root, args, { upstream, config }) =>
-        resolveUpstreamConnection(
-          upstream,
-          'investors',
-          toFilters('investors', args),
-          args,
-          config,
-        ),
+      resolve: upstreamList('investors'),
     },
     InvestorConnection,
   ),

@@ -1,8 +1,9 @@
 import { formatLocalId, localIdFromArgument, parseLocalId } from '../global-id.js';
-import { resolveUpstreamConnection } from '../pagination/resolve-upstream-connection.js';
+import type { PersonRecord } from '../upstream/types.js';
 import { builder } from './builder.js';
+import { upstreamList } from './upstream-list.js';
 import { exactlyOne } from './field-helpers.js';
-import { companyIdArg, execMoveFilterArgs, toFilters } from './filter-args.js';
+import { companyIdArg, execMoveFilterArgs } from './filter-args.js';
 import { ExecMoveConnection, ExecMoveRef, PersonRef } from './refs.js';
 
 builder.node(PersonRef, {
@@ -23,14 +24,7 @@ builder.node(PersonRef, {
           ...execMoveFilterArgs(t.arg),
           companyId: companyIdArg(t.arg, 'Only moves at this company.'),
         },
-        resolve: (person, args, { upstream, config }) =>
-          resolveUpstreamConnection(
-            upstream,
-            'execMoves',
-            toFilters('execMoves', args, { personId: person.id }),
-            args,
-            config,
-          ),
+        resolve: upstreamList('execMoves', (person: PersonRecord) => ({ personId: person.id })),
       },
       ExecMoveConnection,
     ),
