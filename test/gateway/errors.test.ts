@@ -59,6 +59,19 @@ describe("the caller's key", () => {
   });
 });
 
+describe('HTTP', () => {
+  it('serves GET /graphql as well as POST', async () => {
+    const url = `${stack.url}?query=${encodeURIComponent(LIST)}`;
+    const response = await fetch(url, {
+      headers: { 'x-api-key': stack.sandbox.keys.demo, accept: 'application/json' },
+    });
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body.data.fundingEvents.nodes).toHaveLength(3);
+    expect(body.extensions.credits.used).toBe(3);
+  });
+});
+
 describe('upstream error codes reach the field that caused them', () => {
   it.each([
     ['an unknown key', 'no-such-key', 'UNAUTHORIZED'],
