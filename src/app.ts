@@ -1,5 +1,4 @@
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga } from 'graphql-yoga';
 import type { Config } from './config.js';
 import { apiKeyFrom, createContext, type Context } from './context.js';
@@ -56,7 +55,9 @@ export function createApp(config: Config, deps: AppDeps) {
     // graphql-jit compiles each operation once (cached) and cut the gateway's CPU per 20-record
     // page by about 40% in bench/ (see BENCHMARKS.md).
     plugins: [useVariableErrors(), useGraphQlJit(), useCreditsExtension()],
-    renderGraphiQL,
+    // The bundled GraphiQL weighs some 17 MB of heap: load it on the first page view only.
+    renderGraphiQL: async (options) =>
+      (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
     graphiql: {
       title: 'Business-Signals GraphQL',
       defaultQuery: EXAMPLE_QUERY,
