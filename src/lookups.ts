@@ -19,8 +19,7 @@ import type { LocalId } from './global-id.js';
  */
 
 const PAGE_LIMITS = [1, 5, 20] as const;
-const EVENT_PAGE_LIMITS = [3, 10, 25] as const;
-const INVESTOR_PAGE_LIMITS = [1, 5, 20, 50] as const;
+const INVESTOR_PAGE_LIMITS = [1, 2, 4, 8, 16, 32, 64] as const;
 
 async function findInList<E extends EndpointName, T>(
   session: UpstreamSession,
@@ -108,7 +107,8 @@ export async function findInvestorByDomain(session: UpstreamSession, domain: str
 /**
  * An investor by a search for its name (its id's hint). Costs one credit per investor the search
  * returns up to and including this one: one when the name is distinctive, more when other
- * investors share its words (the search also matches domains). Gives up after 76 records.
+ * investors share its words (the search also matches domains). Pages double from 1, so the
+ * records paid for stay within twice the position of the one sought; gives up after 127.
  */
 export async function findInvestor(session: UpstreamSession, { uuid, hints }: LocalId) {
   const [name] = hints;
@@ -138,7 +138,6 @@ export async function findExecMove(session: UpstreamSession, { uuid, hints }: Lo
     'execMoves',
     { personId, since: justBefore(discoveredAt), until: justAfter(discoveredAt) },
     byId<ExecMoveRecord>(uuid),
-    EVENT_PAGE_LIMITS,
   );
 }
 
@@ -151,7 +150,6 @@ export async function findFundingEvent(session: UpstreamSession, { uuid, hints }
     'fundingEvents',
     { companyId, since: justBefore(discoveredAt), round: round ? [round] : undefined },
     byId<FundingEventRecord>(uuid),
-    EVENT_PAGE_LIMITS,
   );
 }
 
@@ -164,6 +162,5 @@ export async function findAcquisition(session: UpstreamSession, { uuid, hints }:
     'acquisitions',
     { companyId, since: justBefore(discoveredAt) },
     byId<AcquisitionRecord>(uuid),
-    EVENT_PAGE_LIMITS,
   );
 }

@@ -195,6 +195,39 @@ describe('fewest upstream calls: exact requests and credits', () => {
     expect(spent()).toEqual({ requests: ids.length, credits: ids.length });
   });
 
+  it('every id the gateway hands out refetches through node, deep in the lists too', async () => {
+    const listed = await stack.gql(`{
+      fundingEvents(first: 40, after: null) { nodes { id uuid company { id uuid } investors { id uuid } } }
+      execMoves(first: 40) { nodes { id uuid person { id uuid } company { id uuid } } }
+      acquisitions(first: 40) { nodes { id uuid acquirer { id uuid } target { id uuid } } }
+    }`);
+    const picks = (nodes: any[]) => [nodes[7], nodes[23], nodes[39]];
+    const expected = new Map<string, string>();
+    for (const e of picks(listed.data.fundingEvents.nodes)) {
+      expected.set(e.id, e.uuid).set(e.company.id, e.company.uuid);
+      for (const i of e.investors) expected.set(i.id, i.uuid);
+    }
+    for (const m of picks(listed.data.execMoves.nodes)) {
+      expected.set(m.id, m.uuid).set(m.person.id, m.person.uuid).set(m.company.id, m.company.uuid);
+    }
+    for (const a of picks(listed.data.acquisitions.nodes)) {
+      expected
+        .set(a.id, a.uuid)
+        .set(a.acquirer.id, a.acquirer.uuid)
+        .set(a.target.id, a.target.uuid);
+    }
+    const ids = [...expected.keys()];
+    const response = await stack.gql(
+      `query ($ids: [ID!]!) { nodes(ids: $ids) { id ... on Company { uuid } ... on Person { uuid }
+        ... on Investor { uuid } ... on ExecMove { uuid } ... on FundingEvent { uuid } ... on Acquisition { uuid } } }`,
+      { ids },
+    );
+    expect(response.errors).toBeUndefined();
+    expect(response.data.nodes.map((n: any) => n && [n.id, n.uuid])).toEqual(
+      ids.map((id) => [id, expected.get(id)]),
+    );
+  });
+
   it('a record already fetched in the operation is not fetched again by id', async () => {
     const first = await stack.gql(`{ fundingEvents(first: 5) { nodes { company { id } } } }`);
     const companyId = first.data.fundingEvents.nodes[2].company.id;
