@@ -5,6 +5,7 @@ import { apiKeyFrom, createContext, type Context } from './context.js';
 import { schema } from './schema/index.js';
 import type { UpstreamClient } from './upstream/create-upstream-client.js';
 import { useCreditsExtension } from './use-credits-extension.js';
+import { usePartialErrors } from './use-partial-errors.js';
 import { useVariableErrors } from './use-variable-errors.js';
 
 /** What the app needs besides its config. */
@@ -54,7 +55,7 @@ export function createApp(config: Config, deps: AppDeps) {
     context: ({ request }) => createContext(config, deps.client, apiKeyFrom(request.headers)),
     // graphql-jit compiles each operation once (cached) and cut the gateway's CPU per 20-record
     // page by about 40% in bench/ (see BENCHMARKS.md).
-    plugins: [useVariableErrors(), useGraphQlJit(), useCreditsExtension()],
+    plugins: [useVariableErrors(), useGraphQlJit(), usePartialErrors(), useCreditsExtension()],
     // The bundled GraphiQL weighs some 17 MB of heap: load it on the first page view only.
     renderGraphiQL: async (options) =>
       (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),

@@ -71,7 +71,9 @@ export function pageSize(args: ConnectionArgs, options: PagingOptions): number {
  * upstream pages of at most 100, never more than asked for. Each edge's cursor resumes right after
  * it: the last edge of an upstream page resumes at the upstream's `nextCursor` at no extra cost;
  * an edge in the middle of a page re-reads that page up to it (those records are charged again).
- * Cursors are bound to the endpoint and filters they were issued for.
+ * Cursors are bound to the endpoint and filters they were issued for. When a later upstream page
+ * fails, the edges already fetched are returned and the error goes to `onPartialFailure` (without
+ * it, the error is thrown).
  */
 export async function resolveUpstreamConnection<E extends EndpointName>(
   session: UpstreamSession,
@@ -79,6 +81,7 @@ export async function resolveUpstreamConnection<E extends EndpointName>(
   filters: EndpointFilters<E>,
   args: ConnectionArgs,
   options: PagingOptions,
+  onPartialFailure?: (error: unknown) => void,
 ): Promise<UpstreamConnection<EndpointRecords[E]>> {
   const first = pageSize(args, options);
   const filterQuery = buildFilterQuery(endpoint, filters);
@@ -96,7 +99,18 @@ export async function resolveUpstreamConnection<E extends EndpointName>(
   while (!start.done && edges.length < first) {
     const want = first - edges.length;
     const limit = Math.min(UPSTREAM_MAX_LIMIT, want + skip);
-    const { data, pagination } = await session.page(endpoint, filterQuery, { cursor, limit });
+    let page;
+    try {
+      page = await session.page(endpoint, filterQuery, { cursor, limit });
+    } catch (error) {
+      // Records already paid for are not thrown away because a later page failed (say, the
+      // credits ran out mid-way): return them, report the error, and let the client resume.
+      if (edges.length === 0 || !onPartialFailure) throw error;
+      onPartialFailure(error);
+      hasNextPage = true;
+      break;
+    }
+    const { data, pagination } = page;
     const nextCursor = pagination.hasMore ? pagination.nextCursor : null;
     const taken = data.slice(skip, skip + want);
     const here = cursorEncoder(cursor, boundTo, options.cursorSecret);

@@ -1,3 +1,5 @@
+import { locatedError, type GraphQLResolveInfo } from 'graphql';
+import { pathToArray } from 'graphql/jsutils/Path.js';
 import type { Context } from '../context.js';
 import {
   resolveUpstreamConnection,
@@ -15,12 +17,19 @@ export function upstreamList<E extends EndpointName, Parent = unknown>(
   endpoint: E,
   fixed?: (parent: Parent) => EndpointFilters<E>,
 ) {
-  return (parent: Parent, args: ConnectionArgs & object, { upstream, config }: Context) =>
+  return (
+    parent: Parent,
+    args: ConnectionArgs & object,
+    { upstream, config }: Context,
+    info: GraphQLResolveInfo,
+  ) =>
     resolveUpstreamConnection(
       upstream,
       endpoint,
       toFilters(endpoint, args, fixed?.(parent)),
       args,
       config,
+      (error) =>
+        upstream.partialErrors.push(locatedError(error, info.fieldNodes, pathToArray(info.path))),
     );
 }

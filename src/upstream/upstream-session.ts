@@ -1,3 +1,4 @@
+import type { GraphQLError } from 'graphql';
 import { ErrorCode, gatewayError } from '../errors.js';
 import { buildPageQuery, type PageParams } from './build-query.js';
 import type { UpstreamClient } from './create-upstream-client.js';
@@ -27,6 +28,11 @@ export type PageListener = <E extends EndpointName>(
  */
 export class UpstreamSession {
   readonly ledger: CreditLedger = { used: 0, remaining: null, requests: 0 };
+  /**
+   * Errors of fields that still returned data: a connection whose later upstream page failed
+   * keeps the records already paid for. Added to the response's `errors` after execution.
+   */
+  readonly partialErrors: GraphQLError[] = [];
   readonly #pages = new Map<string, Promise<ListEnvelope<unknown>>>();
   readonly #queue: (() => void)[] = [];
   readonly #inFlight = new Set<Promise<unknown>>();

@@ -87,6 +87,32 @@ describe('upstream error codes reach the field that caused them', () => {
     });
   });
 
+  it('records already paid for survive a later page that fails', async () => {
+    stack.sandbox.addKey('seven-credits', { credits: 7 });
+    // The sandbox serves a page only up to the credits left (7 of 20), then PAYMENT_REQUIRED.
+    const response = await stack.gql(
+      `{ fundingEvents(first: 20) { nodes { uuid } pageInfo { hasNextPage endCursor } } }`,
+      {},
+      { key: 'seven-credits' },
+    );
+    expect(response.data.fundingEvents.nodes).toHaveLength(7);
+    expect(response.data.fundingEvents.pageInfo.hasNextPage).toBe(true);
+    expect(response.errors).toEqual([
+      expect.objectContaining({
+        path: ['fundingEvents'],
+        extensions: expect.objectContaining({ code: 'PAYMENT_REQUIRED' }),
+      }),
+    ]);
+    expect(response.extensions).toEqual({
+      credits: { used: 7, remaining: 0 },
+      upstreamRequests: 2,
+    });
+    const rest = await stack.rest('funding-events?limit=7');
+    expect(response.data.fundingEvents.nodes.map((n: any) => n.uuid)).toEqual(
+      rest.data.map((r: any) => r.id),
+    );
+  });
+
   it('TOO_MANY_REQUESTS carries retryAfter in seconds', async () => {
     let limited: any;
     for (let i = 0; i < 10 && !limited; i++) {
