@@ -72,6 +72,47 @@ describe('HTTP', () => {
   });
 });
 
+describe('callers are kept apart', () => {
+  it('concurrent operations with different keys each spend their own credits', async () => {
+    const a = stack.sandbox.addKey('caller-a', { credits: 1000 });
+    const b = stack.sandbox.addKey('caller-b', { credits: 1000 });
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        stack.gql(
+          `{ companies(first: ${i % 2 ? 3 : 2}) { nodes { uuid } } }`,
+          {},
+          {
+            key: i % 2 ? 'caller-b' : 'caller-a',
+          },
+        ),
+      ),
+    );
+    expect(stack.sandbox.credits('caller-a')).toBe(1000 - 6 * 2);
+    expect(stack.sandbox.credits('caller-b')).toBe(1000 - 6 * 3);
+    responses.forEach((response, i) => {
+      expect(response.extensions!.credits.used).toBe(i % 2 ? 3 : 2);
+      expect(response.extensions!.credits.remaining).toBeGreaterThanOrEqual(i % 2 ? 982 : 988);
+    });
+    const byWorkspace = stack.sandbox.requestLog().map((e) => e.workspace);
+    expect(byWorkspace.filter((w) => w === a)).toHaveLength(6);
+    expect(byWorkspace.filter((w) => w === b)).toHaveLength(6);
+  });
+
+  it("a record one caller fetched is not served to another from the gateway's memory", async () => {
+    const first = await stack.gql(`{ fundingEvents(first: 1) { nodes { company { id } } } }`);
+    const companyId = first.data.fundingEvents.nodes[0].company.id;
+    const blocked = await stack.gql(
+      `query ($id: ID!) { node(id: $id) { id } }`,
+      { id: companyId },
+      {
+        key: stack.sandbox.keys.blocked,
+      },
+    );
+    expect(blocked.data.node).toBeNull();
+    expect(blocked.errors![0]!.extensions!.code).toBe('FORBIDDEN');
+  });
+});
+
 describe('upstream error codes reach the field that caused them', () => {
   it.each([
     ['an unknown key', 'no-such-key', 'UNAUTHORIZED'],
