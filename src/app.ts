@@ -6,6 +6,7 @@ import { schema } from './schema/index.js';
 import type { UpstreamClient } from './upstream/create-upstream-client.js';
 import { useCreditsExtension } from './use-credits-extension.js';
 import { usePartialErrors } from './use-partial-errors.js';
+import { useRequestBodyLimit } from './use-request-body-limit.js';
 import { useVariableErrors } from './use-variable-errors.js';
 
 /** What the app needs besides its config. */
@@ -52,10 +53,18 @@ export function createApp(config: Config, deps: AppDeps) {
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    // Checked by useRequestBodyLimit, at a fraction of the cost.
+    maxRequestBodySize: false,
     context: ({ request }) => createContext(config, deps.client, apiKeyFrom(request.headers)),
     // graphql-jit compiles each operation once (cached) and cut the gateway's CPU per 20-record
     // page by about 40% in bench/ (see BENCHMARKS.md).
-    plugins: [useVariableErrors(), useGraphQlJit(), usePartialErrors(), useCreditsExtension()],
+    plugins: [
+      useRequestBodyLimit(config.maxRequestBytes),
+      useVariableErrors(),
+      useGraphQlJit(),
+      usePartialErrors(),
+      useCreditsExtension(),
+    ],
     // The bundled GraphiQL weighs some 17 MB of heap: load it on the first page view only.
     renderGraphiQL: async (options) =>
       (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),

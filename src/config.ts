@@ -18,6 +18,8 @@ export interface Config {
   maxPageSize: number;
   /** Key that signs connection cursors (`CURSOR_SECRET`); set it in production. */
   cursorSecret: string;
+  /** Largest request body accepted, in bytes (`MAX_REQUEST_BYTES`); above it: HTTP 413. */
+  maxRequestBytes: number;
 }
 
 export const DEFAULT_CURSOR_SECRET = 'business-signals-gateway/cursor/v1';
@@ -33,6 +35,7 @@ export const defaultConfig: Config = {
   defaultPageSize: 20,
   maxPageSize: 500,
   cursorSecret: DEFAULT_CURSOR_SECRET,
+  maxRequestBytes: 1_000_000,
 };
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number) {
@@ -82,5 +85,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     defaultPageSize: int(env, 'DEFAULT_PAGE_SIZE', defaultConfig.defaultPageSize, 1, maxPageSize),
     maxPageSize,
     cursorSecret: env.CURSOR_SECRET || defaultConfig.cursorSecret,
+    maxRequestBytes: int(
+      env,
+      'MAX_REQUEST_BYTES',
+      defaultConfig.maxRequestBytes,
+      1_000,
+      100_000_000,
+    ),
   };
 }
