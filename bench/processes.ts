@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 /** Bytes of each child's output kept for error messages (the tail). */
 const OUTPUT_TAIL = 16_384;
 
-/** A child process of the harness: a server started with `node --import tsx <script>`. */
+/** A child process of the harness: a server started with `node <script>`. */
 export interface Service {
   /** Short name for messages, e.g. `sandbox`. */
   readonly name: string;
@@ -22,11 +22,11 @@ export interface Service {
 /** How to start a {@link Service}. */
 export interface ServiceOptions {
   name: string;
-  /** The TypeScript entry point, relative to `cwd`. */
+  /** The entry point, relative to `cwd`: compiled JavaScript, or TypeScript run through tsx. */
   script: string;
   args?: string[];
   env?: Record<string, string>;
-  /** Node flags placed before `--import tsx` (e.g. `--cpu-prof`). */
+  /** Node flags placed before the script (e.g. `--cpu-prof`). */
   nodeFlags?: string[];
   port: number;
   cwd: string;
@@ -46,11 +46,15 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Spawns `node [nodeFlags] --import tsx <script> [args]` with the harness's own Node binary. */
+/**
+ * Spawns `node [nodeFlags] <script> [args]` with the harness's own Node binary; a `.ts` script
+ * runs through tsx.
+ */
 export function startService(options: ServiceOptions): Service {
+  const loader = options.script.endsWith('.ts') ? ['--import', 'tsx'] : [];
   const child = spawn(
     process.execPath,
-    [...(options.nodeFlags ?? []), '--import', 'tsx', options.script, ...(options.args ?? [])],
+    [...(options.nodeFlags ?? []), ...loader, options.script, ...(options.args ?? [])],
     {
       cwd: options.cwd,
       env: { NODE_ENV: 'production', ...process.env, ...options.env },

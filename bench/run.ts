@@ -100,7 +100,7 @@ async function startSandbox(): Promise<Service> {
   const port = await freePort();
   const sandbox = startService({
     name: 'sandbox',
-    script: 'src/sandbox/main.ts',
+    script: 'dist/sandbox/main.js',
     args: ['--port', String(port), '--host', '127.0.0.1', '--controls', '--quiet'],
     port,
     cwd: ROOT,
@@ -113,7 +113,7 @@ async function startGateway(upstreamUrl: string, nodeFlags: string[] = []): Prom
   const port = await freePort();
   const gateway = startService({
     name: 'gateway',
-    script: 'src/main.ts',
+    script: 'dist/main.js',
     env: { UPSTREAM_URL: upstreamUrl, PORT: String(port), HOST: '127.0.0.1' },
     nodeFlags,
     port,
