@@ -4,10 +4,10 @@ import type { Config } from './config.js';
 import { apiKeyFrom, createContext, type Context } from './context.js';
 import { schema } from './schema/index.js';
 import type { UpstreamClient } from './upstream/create-upstream-client.js';
-import { useCreditsExtension } from './use-credits-extension.js';
-import { usePartialErrors } from './use-partial-errors.js';
-import { useRequestBodyLimit } from './use-request-body-limit.js';
-import { useVariableErrors } from './use-variable-errors.js';
+import { useCreditsExtension } from './plugins/use-credits-extension.js';
+import { usePartialErrors } from './plugins/use-partial-errors.js';
+import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
+import { useVariableErrors } from './plugins/use-variable-errors.js';
 
 /** What the app needs besides its config. */
 export interface AppDeps {

@@ -1,5 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
-import type { Context } from './context.js';
+import type { Context } from '../context.js';
 
 /** What every response reports in `extensions`. */
 export interface CreditExtensions {

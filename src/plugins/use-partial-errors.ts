@@ -1,5 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
-import type { Context } from './context.js';
+import type { Context } from '../context.js';
 
 /**
  * Appends to the response's `errors` the errors of fields that still returned data: a connection
