@@ -3,7 +3,8 @@ import { createYoga } from 'graphql-yoga';
 import type { Config } from './config.js';
 import { apiKeyFrom, createContext, type Context } from './context.js';
 import { schema } from './schema/index.js';
-import type { UpstreamClient } from './upstream/create-upstream-client.js';
+import { maskError } from './errors.js';
+import type { Upstream } from './upstream/create-upstream.js';
 import { useCreditsExtension } from './plugins/use-credits-extension.js';
 import { usePartialErrors } from './plugins/use-partial-errors.js';
 import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
@@ -11,8 +12,8 @@ import { useVariableErrors } from './plugins/use-variable-errors.js';
 
 /** What the app needs besides its config. */
 export interface AppDeps {
-  /** The upstream client; the app never closes it. */
-  client: UpstreamClient;
+  /** The upstream pipeline; the app never closes it. */
+  upstream: Upstream;
   /** A key to prefill in GraphiQL's headers (the sandbox's public demo key), if any. */
   graphiqlApiKey?: string;
 }
@@ -55,7 +56,9 @@ export function createApp(config: Config, deps: AppDeps) {
     landingPage: false,
     // Checked by useRequestBodyLimit, at a fraction of the cost.
     maxRequestBodySize: false,
-    context: ({ request }) => createContext(config, deps.client, apiKeyFrom(request.headers)),
+    context: ({ request }) =>
+      createContext(config, deps.upstream.call, apiKeyFrom(request.headers)),
+    maskedErrors: { maskError },
     // graphql-jit compiles each operation once (cached) and cut the gateway's CPU per 20-record
     // page by about 40% in bench/ (see BENCHMARKS.md).
     plugins: [

@@ -1,13 +1,21 @@
+import type { GraphQLError } from 'graphql';
 import type { Config } from './config.js';
-import { createLoaders, primeLoaders, type Loaders } from './loaders.js';
-import type { UpstreamClient } from './upstream/create-upstream-client.js';
+import { RecordStore } from './nodes/record-store.js';
+import type { UpstreamCall } from './upstream/upstream-call.js';
 import { UpstreamSession } from './upstream/upstream-session.js';
 
-/** What every resolver gets: this operation's upstream session, loaders and settings. */
+/** What every resolver gets: this operation's upstream session, records and settings. */
 export interface Context {
   config: Config;
+  /** The caller's upstream session: key, dedupe, concurrency cap, ledger. */
   upstream: UpstreamSession;
-  loaders: Loaders;
+  /** The records seen in this operation, and lookups by id. */
+  records: RecordStore;
+  /**
+   * Errors of fields that still returned data: a connection whose later upstream page failed
+   * keeps the records already paid for. Added to the response's `errors` after execution.
+   */
+  fieldErrors: GraphQLError[];
 }
 
 /** The caller's key from `X-API-Key`, or else `Authorization: Bearer <key>`; null if neither. */
@@ -19,17 +27,11 @@ export function apiKeyFrom(headers: Headers): string | null {
 }
 
 /** Builds the context of one operation; the key lives here and nowhere else. */
-export function createContext(
-  config: Config,
-  client: UpstreamClient,
-  apiKey: string | null,
-): Context {
-  const loaders: Loaders = createLoaders(() => upstream);
-  const upstream = new UpstreamSession(
-    client,
+export function createContext(config: Config, call: UpstreamCall, apiKey: string | null): Context {
+  const upstream = new UpstreamSession({
+    call,
     apiKey,
-    config.upstreamConcurrency,
-    (endpoint, records) => primeLoaders(loaders, endpoint, records),
-  );
-  return { config, upstream, loaders };
+    concurrency: config.upstreamConcurrency,
+  });
+  return { config, upstream, records: new RecordStore(upstream), fieldErrors: [] };
 }

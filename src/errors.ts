@@ -1,4 +1,6 @@
 import { GraphQLError } from 'graphql';
+import { maskError as yogaMaskError } from 'graphql-yoga';
+import { UpstreamError } from './upstream/upstream-error.js';
 
 /**
  * The stable `extensions.code` values a client can branch on. The first five are the upstream's
@@ -20,15 +22,6 @@ export const ErrorCode = {
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
-
-/** The codes the upstream service itself defines (spec section 7). */
-export const UPSTREAM_CODES: ReadonlySet<string> = new Set<ErrorCode>([
-  ErrorCode.INVALID_INPUT,
-  ErrorCode.UNAUTHORIZED,
-  ErrorCode.PAYMENT_REQUIRED,
-  ErrorCode.FORBIDDEN,
-  ErrorCode.TOO_MANY_REQUESTS,
-]);
 
 /** Extra, code-specific facts carried in `extensions` next to `code`. */
 export interface ErrorDetails {
@@ -54,4 +47,37 @@ export function gatewayError(code: ErrorCode, message: string, details: ErrorDet
 /** INVALID_INPUT naming the argument and the rule it breaks, e.g. `first must be at most 500`. */
 export function invalidArgument(argument: string, rule: string) {
   return gatewayError(ErrorCode.INVALID_INPUT, `Argument "${argument}": ${rule}.`, { argument });
+}
+
+/**
+ * The GraphQL error of an upstream failure: its code, message and facts (`requestId`,
+ * `retryAfter`, `upstreamStatus`) in `extensions`.
+ */
+export function fromUpstreamError(error: UpstreamError): GraphQLError {
+  return gatewayError(error.code, error.message, {
+    requestId: error.requestId,
+    retryAfter: error.retryAfter,
+    upstreamStatus: error.status,
+  });
+}
+
+/**
+ * Yoga's `maskError`, where the schema edge turns errors into what the client sees: an
+ * `UpstreamError` thrown under a field becomes its coded GraphQL error at that field's path; any
+ * other error that is not a `GraphQLError` is masked to "Unexpected error." as Yoga does.
+ */
+export function maskError(error: unknown, message: string, isDev?: boolean): Error {
+  const original = error instanceof GraphQLError ? error.originalError : error;
+  if (original instanceof UpstreamError) {
+    const coded = fromUpstreamError(original);
+    if (!(error instanceof GraphQLError)) return coded;
+    return new GraphQLError(coded.message, {
+      nodes: error.nodes,
+      source: error.source,
+      positions: error.positions,
+      path: error.path,
+      extensions: coded.extensions,
+    });
+  }
+  return yogaMaskError(error, message, isDev);
 }

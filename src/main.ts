@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
 import { startSandbox } from './sandbox/index.js';
-import { createUpstreamClient } from './upstream/create-upstream-client.js';
+import { createUpstream } from './upstream/create-upstream.js';
 
 /** Boots the gateway: the only module with side effects. */
 async function main() {
@@ -18,12 +18,12 @@ async function main() {
     console.log(`UPSTREAM_URL is not set: serving the local sandbox at ${sandbox.url}`);
     console.log(`Sandbox demo key (public, local only): ${sandbox.keys.demo}`);
   }
-  const client = createUpstreamClient({
+  const upstream = createUpstream({
     baseUrl: upstreamUrl,
     timeoutMs: config.upstreamTimeoutMs,
     connections: config.upstreamConnections,
   });
-  const app = createApp(config, { client, graphiqlApiKey: sandbox?.keys.demo });
+  const app = createApp(config, { upstream, graphiqlApiKey: sandbox?.keys.demo });
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
@@ -38,7 +38,7 @@ async function main() {
     console.log(`${signal}: closing`);
     server.closeIdleConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    await client.close();
+    await upstream.close();
     await sandbox?.close();
     process.exit(0);
   };

@@ -1,17 +1,15 @@
-import { formatLocalId, parseLocalId } from '../global-id.js';
+import { acquisitionNode } from '../nodes/acquisition-node.js';
 import { builder } from './builder.js';
-import { upstreamList } from './upstream-list.js';
 import { compact } from './field-helpers.js';
-import { acquisitionFilterArgs, companyIdArg } from './filter-args.js';
+import { filterArgs } from './filter-args.js';
+import { upstreamList } from './upstream-list.js';
 import { AcquisitionConnection, AcquisitionRef, CompanyRef, SourceRef } from './refs.js';
 
 builder.node(AcquisitionRef, {
   description: 'An acquisition or merger (GET /v1/acquisitions).',
-  id: {
-    resolve: (deal) =>
-      formatLocalId(deal.id, deal.acquirer?.id ?? deal.target?.id, deal.discoveredAt),
-  },
-  loadWithoutCache: (id, context) => context.loaders.acquisition.load(parseLocalId(id)),
+  id: { resolve: (deal) => acquisitionNode.localId(deal) },
+  loadWithoutCache: (id, { records }) =>
+    records.load(acquisitionNode, acquisitionNode.parseLocalId(id)),
   fields: (t) => ({
     uuid: t.exposeID('id', { nullable: false, description: "The service's own UUID." }),
     acquirer: t.expose('acquirer', { type: CompanyRef, nullable: true }),
@@ -48,13 +46,7 @@ builder.queryField('acquisitions', (t) =>
     {
       type: AcquisitionRef,
       description: 'Acquisitions and mergers (GET /v1/acquisitions), newest discovery first.',
-      args: {
-        ...acquisitionFilterArgs(t.arg),
-        companyId: companyIdArg(
-          t.arg,
-          'Only deals where this company is the acquirer or the target.',
-        ),
-      },
+      args: filterArgs(t.arg, 'acquisitions'),
       resolve: upstreamList('acquisitions'),
     },
     AcquisitionConnection,

@@ -1,7 +1,7 @@
 import SchemaBuilder from '@pothos/core';
 import RelayPlugin from '@pothos/plugin-relay';
 import type { Context } from '../context.js';
-import { decodeGlobalId, encodeGlobalId } from '../global-id.js';
+import { decodeGlobalId, encodeGlobalId } from '../nodes/global-id.js';
 
 /** The one set of type parameters every resolver is checked against. */
 export interface SchemaTypes {

@@ -1,15 +1,8 @@
-import { formatLocalId, localIdFromArgument, parseLocalId } from '../global-id.js';
-import { findCompanyByDomain } from '../lookups.js';
+import { companyNode, findCompanyByDomain } from '../nodes/company-node.js';
 import type { CompanyRecord } from '../upstream/types.js';
 import { builder } from './builder.js';
+import { filterArgs } from './filter-args.js';
 import { upstreamList } from './upstream-list.js';
-import {
-  acquisitionFilterArgs,
-  companyFilterArgs,
-  execMoveFilterArgs,
-  fundingEventFilterArgs,
-  personIdArg,
-} from './filter-args.js';
 import {
   AcquisitionConnection,
   AcquisitionRef,
@@ -23,10 +16,13 @@ import {
 } from './refs.js';
 import { compact, exactlyOne } from './field-helpers.js';
 
+/** The filter a company's own lists take from it. */
+const ofCompany = { companyId: (company: CompanyRecord) => company.id };
+
 builder.node(CompanyRef, {
   description: 'A company from the directory, also embedded in every event about it.',
-  id: { resolve: (company) => formatLocalId(company.id, company.domain) },
-  loadWithoutCache: (id, context) => context.loaders.company.load(parseLocalId(id)),
+  id: { resolve: (company) => companyNode.localId(company) },
+  loadWithoutCache: (id, { records }) => records.load(companyNode, companyNode.parseLocalId(id)),
   fields: (t) => ({
     uuid: t.exposeID('id', { nullable: false, description: "The service's own UUID." }),
     name: t.exposeString('name'),
@@ -51,10 +47,8 @@ builder.node(CompanyRef, {
       {
         type: FundingEventRef,
         description: "This company's funding rounds, newest discovery first.",
-        args: fundingEventFilterArgs(t.arg),
-        resolve: upstreamList('fundingEvents', (company: CompanyRecord) => ({
-          companyId: company.id,
-        })),
+        args: filterArgs(t.arg, 'fundingEvents', ofCompany),
+        resolve: upstreamList('fundingEvents', ofCompany),
       },
       FundingEventConnection,
     ),
@@ -62,10 +56,8 @@ builder.node(CompanyRef, {
       {
         type: AcquisitionRef,
         description: 'Acquisitions and mergers where this company is the acquirer or the target.',
-        args: acquisitionFilterArgs(t.arg),
-        resolve: upstreamList('acquisitions', (company: CompanyRecord) => ({
-          companyId: company.id,
-        })),
+        args: filterArgs(t.arg, 'acquisitions', ofCompany),
+        resolve: upstreamList('acquisitions', ofCompany),
       },
       AcquisitionConnection,
     ),
@@ -73,10 +65,8 @@ builder.node(CompanyRef, {
       {
         type: ExecMoveRef,
         description: 'Executive moves at this company, newest discovery first.',
-        args: { ...execMoveFilterArgs(t.arg), personId: personIdArg(t.arg) },
-        resolve: upstreamList('execMoves', (company: CompanyRecord) => ({
-          companyId: company.id,
-        })),
+        args: filterArgs(t.arg, 'execMoves', ofCompany),
+        resolve: upstreamList('execMoves', ofCompany),
       },
       ExecMoveConnection,
     ),
@@ -88,7 +78,7 @@ builder.queryFields((t) => ({
     {
       type: CompanyRef,
       description: "The company directory (GET /v1/companies), in the service's order.",
-      args: companyFilterArgs(t.arg),
+      args: filterArgs(t.arg, 'companies'),
       resolve: upstreamList('companies'),
     },
     CompanyConnection,
@@ -103,10 +93,10 @@ builder.queryFields((t) => ({
       uuid: t.arg.id({ description: "The service's UUID." }),
       domain: t.arg.string({ description: 'The exact company domain.' }),
     },
-    resolve: (_root, args, { loaders, upstream }) => {
+    resolve: (_root, args, { records, upstream }) => {
       const [argument, value] = exactlyOne(args, ['id', 'uuid', 'domain']);
       if (argument === 'domain') return findCompanyByDomain(upstream, value);
-      return loaders.company.load(localIdFromArgument(value, 'Company', argument));
+      return records.load(companyNode, companyNode.idFromArgument(value, argument));
     },
   }),
 }));

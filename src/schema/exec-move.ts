@@ -1,16 +1,14 @@
-import { formatLocalId, parseLocalId } from '../global-id.js';
+import { execMoveNode } from '../nodes/exec-move-node.js';
 import { builder } from './builder.js';
-import { upstreamList } from './upstream-list.js';
 import { compact } from './field-helpers.js';
-import { companyIdArg, execMoveFilterArgs, personIdArg } from './filter-args.js';
+import { filterArgs } from './filter-args.js';
+import { upstreamList } from './upstream-list.js';
 import { CompanyRef, ExecMoveConnection, ExecMoveRef, PersonRef, SourceRef } from './refs.js';
 
 builder.node(ExecMoveRef, {
   description: 'An executive job change (GET /v1/exec-moves).',
-  id: {
-    resolve: (move) => formatLocalId(move.id, move.person?.id, move.discoveredAt),
-  },
-  loadWithoutCache: (id, context) => context.loaders.execMove.load(parseLocalId(id)),
+  id: { resolve: (move) => execMoveNode.localId(move) },
+  loadWithoutCache: (id, { records }) => records.load(execMoveNode, execMoveNode.parseLocalId(id)),
   fields: (t) => ({
     uuid: t.exposeID('id', { nullable: false, description: "The service's own UUID." }),
     person: t.expose('person', { type: PersonRef, nullable: true }),
@@ -47,11 +45,7 @@ builder.queryField('execMoves', (t) =>
     {
       type: ExecMoveRef,
       description: 'Executive moves (GET /v1/exec-moves), newest discovery first.',
-      args: {
-        ...execMoveFilterArgs(t.arg),
-        companyId: companyIdArg(t.arg, 'Only moves at this company.'),
-        personId: personIdArg(t.arg),
-      },
+      args: filterArgs(t.arg, 'execMoves'),
       resolve: upstreamList('execMoves'),
     },
     ExecMoveConnection,

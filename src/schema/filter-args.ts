@@ -1,102 +1,100 @@
-import type { ArgBuilder } from '@pothos/core';
+import type { ArgBuilder, InputFieldMap } from '@pothos/core';
 import { invalidArgument } from '../errors.js';
-import { uuidFromIdArgument } from '../global-id.js';
-import { endpoints, type EndpointFilters, type EndpointName } from '../upstream/endpoints.js';
+import { companyNode } from '../nodes/company-node.js';
+import { personNode } from '../nodes/person-node.js';
+import {
+  describeRule,
+  filtersOf,
+  type EndpointFilters,
+  type EndpointName,
+  type FilterDef,
+  type FilterName,
+} from '../upstream/endpoints.js';
 import type { BuilderTypes } from './builder.js';
 
-type Arg = ArgBuilder<BuilderTypes>;
+/**
+ * The filters a nested connection takes from its parent rather than from an argument, e.g.
+ * `{ companyId: (company) => company.id }` under `Company.fundingEvents`.
+ */
+export type FixedFilters<E extends EndpointName, Parent> = {
+  [K in FilterName<E>]?: (parent: Parent) => string;
+};
+
+const REFS = { Company: companyNode, Person: personNode } as const;
 
 /**
- * The filter arguments of each list, under the spec's names. Lists nested under a company or a
- * person leave out the argument that the parent fixes.
+ * The filter arguments of `endpoint`, under the spec's names, from the endpoint table; those
+ * `fixed` by the parent are left out.
  */
+export function filterArgs(
+  arg: ArgBuilder<BuilderTypes>,
+  endpoint: EndpointName,
+  fixed: object = {},
+): InputFieldMap {
+  const args: InputFieldMap = {};
+  for (const [name, filter] of filtersOf(endpoint)) {
+    if (name in fixed) continue;
+    const rule = describeRule(filter);
+    let description = rule ? `${filter.description} Rule: ${rule}.` : filter.description;
+    if (filter.ref) description += ` Accepts a ${filter.ref} \`id\` or its \`uuid\`.`;
+    args[name] = arg({
+      type: filter.type === '[String]' ? ['String'] : filter.type,
+      required: false,
+      description,
+    });
+  }
+  return args;
+}
 
-const since = (arg: Arg, what: string) =>
-  arg({ type: 'DateTime', description: `Only ${what} after this time.` });
+function checkText(name: string, value: string, filter: FilterDef, what = 'must') {
+  if (value.trim() === '') throw invalidArgument(name, `${what} not be empty or blank`);
+  if (filter.maxLength !== undefined && value.length > filter.maxLength) {
+    throw invalidArgument(
+      name,
+      `${what} be at most ${filter.maxLength} characters (got ${value.length})`,
+    );
+  }
+}
 
-const amount = (arg: Arg, bound: string) =>
-  arg.float({ description: `${bound} amount in US dollars; value >= 0.` });
-
-const year = (arg: Arg, bound: string) =>
-  arg.int({ description: `${bound} founded year (inclusive); value >= 0.` });
-
-export const companyIdArg = (arg: Arg, description: string) =>
-  arg.id({ description: `${description} Accepts a Company \`id\` or its \`uuid\`.` });
-
-export const personIdArg = (arg: Arg) =>
-  arg.id({ description: 'Only moves of this person. Accepts a Person `id` or its `uuid`.' });
-
-export const execMoveFilterArgs = (arg: Arg) => ({
-  roleSeniority: arg.stringList({
-    description: 'Seniority classes, any of (e.g. `c_level`); open-ended values.',
-  }),
-  moveType: arg.stringList({
-    description: 'Kinds of move, any of (appointment, promotion, departure, transition).',
-  }),
-  since: since(arg, 'moves discovered or announced'),
-  until: arg({
-    type: 'DateTime',
-    description: 'Only moves discovered or announced before this time.',
-  }),
-});
-
-export const acquisitionFilterArgs = (arg: Arg) => ({
-  paymentType: arg.stringList({ description: 'Payment types, any of (e.g. `cash`).' }),
-  minAmountUsd: amount(arg, 'Minimum deal'),
-  maxAmountUsd: amount(arg, 'Maximum deal'),
-  isMerger: arg.boolean({ description: 'true: only mergers; false: only other acquisitions.' }),
-  since: since(arg, 'deals discovered or announced'),
-});
-
-export const fundingEventFilterArgs = (arg: Arg) => ({
-  round: arg.stringList({ description: 'Funding rounds, any of (e.g. `series_a`).' }),
-  minAmountUsd: amount(arg, 'Minimum funding'),
-  maxAmountUsd: amount(arg, 'Maximum funding'),
-  country: arg.string({ description: "Company headquarters' country code." }),
-  industryGroup: arg.string({ description: 'Company industry group.' }),
-  since: since(arg, 'rounds discovered or announced'),
-});
-
-export const companyFilterArgs = (arg: Arg) => ({
-  search: arg.string({ description: 'Keyword search over name, domain and description.' }),
-  domain: arg.string({ description: 'Exact company domain.' }),
-  country: arg.string({ description: 'Headquarters country code.' }),
-  industryGroup: arg.string({ description: 'Industry group.' }),
-  employeeCountBucket: arg.string({ description: 'Employee count bucket label, e.g. `51-200`.' }),
-  foundedYearMin: year(arg, 'Minimum'),
-  foundedYearMax: year(arg, 'Maximum'),
-  since: since(arg, 'companies created or updated'),
-});
-
-export const investorFilterArgs = (arg: Arg) => ({
-  search: arg.string({ description: 'Keyword search over name and domain.' }),
-  type: arg.stringList({ description: 'Investor types, any of (e.g. `vc`).' }),
-  country: arg.string({ description: 'Headquarters country code.' }),
-  domain: arg.string({ description: 'Exact investor domain.' }),
-  since: since(arg, 'investors created or updated'),
-});
-
-const NON_NEGATIVE = new Set(['minAmountUsd', 'maxAmountUsd', 'foundedYearMin', 'foundedYearMax']);
+/** One argument's value checked against its filter's rule, as the upstream takes it. */
+function toFilterValue(name: string, value: unknown, filter: FilterDef): unknown {
+  if (filter.min !== undefined && (value as number) < filter.min) {
+    throw invalidArgument(name, `must be >= ${filter.min} (got ${String(value)})`);
+  }
+  if (filter.ref) return REFS[filter.ref].idFromArgument(String(value), name).uuid;
+  if (filter.kind === 'list') {
+    const list = value as readonly string[];
+    if (filter.maxItems !== undefined && list.length > filter.maxItems) {
+      throw invalidArgument(name, `takes at most ${filter.maxItems} values (got ${list.length})`);
+    }
+    for (const item of list) checkText(name, item, filter, 'each value must');
+    return list.length > 0 ? list : undefined;
+  }
+  if (typeof value === 'string') checkText(name, value, filter);
+  return value;
+}
 
 /**
- * Turns GraphQL arguments into the endpoint's upstream filters, checking the spec's rules first
- * so that a bad value costs no request: throws INVALID_INPUT naming the argument.
+ * Turns GraphQL arguments into the endpoint's upstream filters, checking each filter's rule
+ * first so that a bad value costs no request: throws INVALID_INPUT naming the argument and the
+ * rule. `fixed` adds the filters the parent sets.
  */
-export function toFilters<E extends EndpointName>(
+export function toFilters<E extends EndpointName, Parent>(
   endpoint: E,
   args: object,
-  fixed: EndpointFilters<E> = {},
+  fixed?: FixedFilters<E, Parent>,
+  parent?: Parent,
 ): EndpointFilters<E> {
   const filters: Record<string, unknown> = {};
-  for (const name of Object.keys(endpoints[endpoint].filters)) {
+  for (const [name, filter] of filtersOf(endpoint)) {
     const value = (args as Record<string, unknown>)[name];
     if (value === undefined || value === null) continue;
-    if (NON_NEGATIVE.has(name) && (value as number) < 0) {
-      throw invalidArgument(name, `must be >= 0 (got ${String(value)})`);
-    }
-    if (name === 'companyId') filters[name] = uuidFromIdArgument(String(value), 'Company', name);
-    else if (name === 'personId') filters[name] = uuidFromIdArgument(String(value), 'Person', name);
-    else filters[name] = value;
+    filters[name] = toFilterValue(name, value, filter);
   }
-  return { ...(filters as EndpointFilters<E>), ...fixed };
+  if (fixed) {
+    for (const [name, from] of Object.entries(fixed) as [string, (parent: Parent) => string][]) {
+      filters[name] = from(parent as Parent);
+    }
+  }
+  return filters as EndpointFilters<E>;
 }

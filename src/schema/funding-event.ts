@@ -1,8 +1,8 @@
-import { formatLocalId, parseLocalId } from '../global-id.js';
+import { fundingEventNode } from '../nodes/funding-event-node.js';
 import { builder } from './builder.js';
-import { upstreamList } from './upstream-list.js';
 import { compact } from './field-helpers.js';
-import { companyIdArg, fundingEventFilterArgs } from './filter-args.js';
+import { filterArgs } from './filter-args.js';
+import { upstreamList } from './upstream-list.js';
 import {
   CompanyRef,
   FundingEventConnection,
@@ -14,10 +14,9 @@ import {
 
 builder.node(FundingEventRef, {
   description: 'A funding round (GET /v1/funding-events).',
-  id: {
-    resolve: (event) => formatLocalId(event.id, event.company?.id, event.discoveredAt, event.round),
-  },
-  loadWithoutCache: (id, context) => context.loaders.fundingEvent.load(parseLocalId(id)),
+  id: { resolve: (event) => fundingEventNode.localId(event) },
+  loadWithoutCache: (id, { records }) =>
+    records.load(fundingEventNode, fundingEventNode.parseLocalId(id)),
   fields: (t) => ({
     uuid: t.exposeID('id', { nullable: false, description: "The service's own UUID." }),
     company: t.expose('company', { type: CompanyRef, nullable: true }),
@@ -57,10 +56,7 @@ builder.queryField('fundingEvents', (t) =>
     {
       type: FundingEventRef,
       description: 'Funding rounds (GET /v1/funding-events), newest discovery first.',
-      args: {
-        ...fundingEventFilterArgs(t.arg),
-        companyId: companyIdArg(t.arg, 'Only rounds of this (entity-resolved) company.'),
-      },
+      args: filterArgs(t.arg, 'fundingEvents'),
       resolve: upstreamList('fundingEvents'),
     },
     FundingEventConnection,

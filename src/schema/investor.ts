@@ -1,11 +1,10 @@
 import type { Context } from '../context.js';
-import { formatLocalId, localIdFromArgument, parseLocalId } from '../global-id.js';
-import { findInvestorByDomain } from '../lookups.js';
+import { findInvestorByDomain, investorNode } from '../nodes/investor-node.js';
 import type { InvestorRecord } from '../upstream/types.js';
 import { builder } from './builder.js';
-import { upstreamList } from './upstream-list.js';
 import { exactlyOne } from './field-helpers.js';
-import { investorFilterArgs } from './filter-args.js';
+import { filterArgs } from './filter-args.js';
+import { upstreamList } from './upstream-list.js';
 import { CountryRef, InvestorConnection, InvestorRefType, type InvestorStub } from './refs.js';
 
 /**
@@ -14,7 +13,7 @@ import { CountryRef, InvestorConnection, InvestorRefType, type InvestorStub } fr
  */
 function full(investor: InvestorRecord | InvestorStub, context: Context) {
   return 'stub' in investor
-    ? context.loaders.investor.load({ uuid: investor.id, hints: [investor.name ?? ''] })
+    ? context.records.load(investorNode, { uuid: investor.id, name: investor.name ?? undefined })
     : investor;
 }
 
@@ -31,8 +30,8 @@ builder.node(InvestorRefType, {
   name: 'Investor',
   description:
     'An investor from the directory. Under `FundingEvent.investors`, `id`, `uuid` and `name` are free; any other field loads the investor (one request and usually one credit per distinct investor).',
-  id: { resolve: (investor) => formatLocalId(investor.id, investor.name) },
-  loadWithoutCache: (id, context) => context.loaders.investor.load(parseLocalId(id)),
+  id: { resolve: (investor) => investorNode.localId(investor) },
+  loadWithoutCache: (id, { records }) => records.load(investorNode, investorNode.parseLocalId(id)),
   fields: (t) => ({
     uuid: t.exposeID('id', { nullable: false, description: "The service's own UUID." }),
     name: t.exposeString('name'),
@@ -54,7 +53,7 @@ builder.queryFields((t) => ({
     {
       type: InvestorRefType,
       description: "The investor directory (GET /v1/investors), in the service's order.",
-      args: investorFilterArgs(t.arg),
+      args: filterArgs(t.arg, 'investors'),
       resolve: upstreamList('investors'),
     },
     InvestorConnection,
@@ -69,10 +68,10 @@ builder.queryFields((t) => ({
       uuid: t.arg.id({ description: "The service's UUID." }),
       domain: t.arg.string({ description: 'The exact investor domain.' }),
     },
-    resolve: (_root, args, { loaders, upstream }) => {
+    resolve: (_root, args, { records, upstream }) => {
       const [argument, value] = exactlyOne(args, ['id', 'uuid', 'domain']);
       if (argument === 'domain') return findInvestorByDomain(upstream, value);
-      return loaders.investor.load(localIdFromArgument(value, 'Investor', argument));
+      return records.load(investorNode, investorNode.idFromArgument(value, argument));
     },
   }),
 }));

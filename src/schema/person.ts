@@ -1,16 +1,19 @@
-import { formatLocalId, localIdFromArgument, parseLocalId } from '../global-id.js';
+import { personNode } from '../nodes/person-node.js';
 import type { PersonRecord } from '../upstream/types.js';
 import { builder } from './builder.js';
-import { upstreamList } from './upstream-list.js';
 import { exactlyOne } from './field-helpers.js';
-import { companyIdArg, execMoveFilterArgs } from './filter-args.js';
+import { filterArgs } from './filter-args.js';
+import { upstreamList } from './upstream-list.js';
+
+/** The filter a person's moves take from them. */
+const ofPerson = { personId: (person: PersonRecord) => person.id };
 import { ExecMoveConnection, ExecMoveRef, PersonRef } from './refs.js';
 
 builder.node(PersonRef, {
   description:
     'A person, as executive moves name them. The service has no person directory: a person is found through their moves.',
-  id: { resolve: (person) => formatLocalId(person.id) },
-  loadWithoutCache: (id, context) => context.loaders.person.load(parseLocalId(id)),
+  id: { resolve: (person) => personNode.localId(person) },
+  loadWithoutCache: (id, { records }) => records.load(personNode, personNode.parseLocalId(id)),
   fields: (t) => ({
     uuid: t.exposeID('id', { nullable: false, description: "The service's own UUID." }),
     name: t.exposeString('name'),
@@ -20,11 +23,8 @@ builder.node(PersonRef, {
       {
         type: ExecMoveRef,
         description: "This person's executive moves, newest discovery first.",
-        args: {
-          ...execMoveFilterArgs(t.arg),
-          companyId: companyIdArg(t.arg, 'Only moves at this company.'),
-        },
-        resolve: upstreamList('execMoves', (person: PersonRecord) => ({ personId: person.id })),
+        args: filterArgs(t.arg, 'execMoves', ofPerson),
+        resolve: upstreamList('execMoves', ofPerson),
       },
       ExecMoveConnection,
     ),
@@ -41,9 +41,9 @@ builder.queryField('person', (t) =>
       id: t.arg.id({ description: 'The Person `id` (global id).' }),
       uuid: t.arg.id({ description: "The service's UUID." }),
     },
-    resolve: (_root, args, { loaders }) => {
+    resolve: (_root, args, { records }) => {
       const [argument, value] = exactlyOne(args, ['id', 'uuid']);
-      return loaders.person.load(localIdFromArgument(value, 'Person', argument));
+      return records.load(personNode, personNode.idFromArgument(value, argument));
     },
   }),
 );

@@ -1,4 +1,4 @@
-import { endpoints, type EndpointFilters, type EndpointName, type ParamKind } from './endpoints.js';
+import { filtersOf, type EndpointFilters, type EndpointName } from './endpoints.js';
 
 /** Paging parameters common to the five endpoints (spec 4.1). */
 export interface PageParams {
@@ -15,10 +15,9 @@ export function buildFilterQuery<E extends EndpointName>(
   endpoint: E,
   filters: EndpointFilters<E>,
 ): string {
-  const table = endpoints[endpoint].filters as Record<string, ParamKind>;
   const values = filters as Record<string, unknown>;
   const params = new URLSearchParams();
-  for (const [key, kind] of Object.entries(table)) {
+  for (const [key, { kind }] of filtersOf(endpoint)) {
     const value = values[key];
     if (value === undefined || value === null) continue;
     if (kind === 'list') {

@@ -105,7 +105,20 @@ export interface FundingEventRecord {
 /** The success envelope of every list endpoint (spec 2.1). */
 export interface ListEnvelope<T> {
   success: true;
-  data: T[];
+  /** The spec does not promise that items are records: read them through {@link isRecord}. */
+  data: (T | null)[];
   pagination: { hasMore: boolean; nextCursor: string | null };
   meta: { endpoint: string; creditsUsed: number; creditsRemaining: number };
+}
+
+/** Any record one of the five endpoints lists. */
+export type UpstreamRecord =
+  ExecMoveRecord | AcquisitionRecord | FundingEventRecord | CompanyRecord | InvestorRecord;
+
+/**
+ * True for an item that carries a record: an object with a string `id`. A null (or otherwise
+ * malformed) item in a page carries nothing and is skipped, keeping the positions of the others.
+ */
+export function isRecord<T extends { id: string }>(item: T | null | undefined): item is T {
+  return typeof item === 'object' && item !== null && typeof item.id === 'string';
 }

@@ -1,4 +1,87 @@
-import { ErrorCode, UPSTREAM_CODES, gatewayError } from '../errors.js';
+/**
+ * The codes an upstream failure carries: the service's own five (spec section 7), passed through,
+ * and `UPSTREAM_UNAVAILABLE` for every failure that is the service's rather than the caller's
+ * (unreachable, timed out, 5xx, an unknown code, a malformed body).
+ */
+export type UpstreamErrorCode =
+  | 'INVALID_INPUT'
+  | 'UNAUTHORIZED'
+  | 'PAYMENT_REQUIRED'
+  | 'FORBIDDEN'
+  | 'TOO_MANY_REQUESTS'
+  | 'UPSTREAM_UNAVAILABLE';
+
+const SERVICE_CODES: ReadonlySet<string> = new Set<UpstreamErrorCode>([
+  'INVALID_INPUT',
+  'UNAUTHORIZED',
+  'PAYMENT_REQUIRED',
+  'FORBIDDEN',
+  'TOO_MANY_REQUESTS',
+]);
+
+/** Statuses that say the service failed this time and may not the next (spec: GETs only). */
+const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([500, 502, 503, 504]);
+
+/** What kind of failure it was, for policies (retry, breaker) and logs. */
+export type UpstreamFailure =
+  | 'status' /** the service answered with an error status */
+  | 'timeout' /** no complete answer within the time allowed */
+  | 'refused' /** the connection was refused */
+  | 'reset' /** the connection closed before a response arrived */
+  | 'network' /** another network error */
+  | 'malformed' /** a 2xx whose body is not the spec's envelope */
+  | 'aborted' /** the call was aborted before it completed */
+  | 'no-key'; /** no request was sent: the caller has no key */
+
+/** The facts of an upstream failure. */
+export interface UpstreamErrorFacts {
+  code: UpstreamErrorCode;
+  failure: UpstreamFailure;
+  /** The HTTP status, when a response arrived. */
+  status?: number;
+  /** Seconds to wait before trying again, from `Retry-After`. */
+  retryAfter?: number;
+  /** The service's `meta.requestId`, to quote to its support. */
+  requestId?: string;
+}
+
+/**
+ * A failed upstream call, as facts: no GraphQL in it. `retryable` is true for a transient
+ * fault (a network error, a timeout, 500/502/503/504), which a GET may safely repeat; a 429 is
+ * not `retryable` but carries `retryAfter`. GraphQL errors are made from it at the schema edge.
+ */
+export class UpstreamError extends Error {
+  override readonly name = 'UpstreamError';
+  readonly code: UpstreamErrorCode;
+  readonly failure: UpstreamFailure;
+  readonly status: number | undefined;
+  readonly retryAfter: number | undefined;
+  readonly requestId: string | undefined;
+
+  constructor(message: string, facts: UpstreamErrorFacts) {
+    super(message);
+    this.code = facts.code;
+    this.failure = facts.failure;
+    this.status = facts.status;
+    this.retryAfter = facts.retryAfter;
+    this.requestId = facts.requestId;
+  }
+
+  /** True when the same GET may succeed if sent again. */
+  get retryable(): boolean {
+    switch (this.failure) {
+      case 'timeout':
+      case 'refused':
+      case 'reset':
+      case 'network':
+        return true;
+      case 'status':
+        return this.status !== undefined && TRANSIENT_STATUSES.has(this.status);
+      default:
+        return false;
+    }
+  }
+}
 
 /** Retry-After as whole seconds: a delay in seconds or an HTTP date; undefined if absent or bad. */
 export function parseRetryAfter(header: string | string[] | undefined, now = Date.now()) {
@@ -15,39 +98,42 @@ interface ErrorBody {
 }
 
 /**
- * Maps a failed upstream response to the GraphQL error the client sees. The service's five codes
- * pass through with its message and request id; anything else (5xx, an unknown code, an error body
- * that is not the spec's) means the service is not usable right now: UPSTREAM_UNAVAILABLE.
+ * The error of a response with a failure status. The service's five codes pass through with its
+ * message and request id; anything else (5xx, an unknown code, an error body that is not the
+ * spec's) means the service is not usable right now: UPSTREAM_UNAVAILABLE.
  */
-export function mapUpstreamError(
+export function errorFromResponse(
   status: number,
   body: unknown,
   retryAfterHeader: string | string[] | undefined,
-) {
+): UpstreamError {
   const { error, meta } = (typeof body === 'object' && body !== null ? body : {}) as ErrorBody;
   const code = typeof error?.code === 'string' ? error.code : undefined;
   const upstreamMessage = typeof error?.message === 'string' ? error.message : undefined;
-  const requestId = typeof meta?.requestId === 'string' ? meta.requestId : undefined;
-  const retryAfter = parseRetryAfter(retryAfterHeader);
-  if (code !== undefined && UPSTREAM_CODES.has(code) && status < 500) {
-    return gatewayError(code as ErrorCode, `Business-Signals API: ${upstreamMessage ?? code}`, {
-      requestId,
-      retryAfter,
-      upstreamStatus: status,
+  const facts = {
+    failure: 'status',
+    status,
+    requestId: typeof meta?.requestId === 'string' ? meta.requestId : undefined,
+    retryAfter: parseRetryAfter(retryAfterHeader),
+  } as const;
+  if (code !== undefined && SERVICE_CODES.has(code) && status < 500) {
+    return new UpstreamError(`Business-Signals API: ${upstreamMessage ?? code}`, {
+      ...facts,
+      code: code as UpstreamErrorCode,
     });
   }
   const what = code ? `${status} ${code}` : `HTTP ${status}`;
-  return gatewayError(
-    ErrorCode.UPSTREAM_UNAVAILABLE,
+  return new UpstreamError(
     `The Business-Signals API failed (${what})${upstreamMessage ? `: ${upstreamMessage}` : ''}.`,
-    { requestId, retryAfter, upstreamStatus: status },
+    { ...facts, code: 'UPSTREAM_UNAVAILABLE' },
   );
 }
 
 /** UPSTREAM_UNAVAILABLE for a request that got no usable response at all. */
-export function unavailable(reason: string) {
-  return gatewayError(
-    ErrorCode.UPSTREAM_UNAVAILABLE,
-    `The Business-Signals API is unavailable: ${reason}.`,
-  );
+export function unavailable(failure: UpstreamFailure, reason: string, status?: number) {
+  return new UpstreamError(`The Business-Signals API is unavailable: ${reason}.`, {
+    code: 'UPSTREAM_UNAVAILABLE',
+    failure,
+    status,
+  });
 }

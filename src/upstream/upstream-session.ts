@@ -1,51 +1,57 @@
-import type { GraphQLError } from 'graphql';
-import { ErrorCode, gatewayError } from '../errors.js';
 import { buildPageQuery, type PageParams } from './build-query.js';
-import type { UpstreamClient } from './create-upstream-client.js';
+import { CreditLedger } from './credit-ledger.js';
 import type { EndpointName, EndpointRecords } from './endpoints.js';
-import type { ListEnvelope } from './types.js';
+import { Semaphore } from './semaphore.js';
+import type { ListEnvelope, UpstreamRecord } from './types.js';
+import type { UpstreamCall } from './upstream-call.js';
+import { UpstreamError } from './upstream-error.js';
 
-/** What one GraphQL operation has cost upstream; reported in `extensions`. */
-export interface CreditLedger {
-  /** Sum of `meta.creditsUsed` over the operation's successful upstream requests. */
-  used: number;
-  /** Lowest `meta.creditsRemaining` seen, or null when no request succeeded. */
-  remaining: number | null;
-  /** Upstream HTTP requests sent, successful or not. */
-  requests: number;
-}
-
-/** Called with every page the upstream returns, so loaders can prime what it embeds. */
-export type PageListener = <E extends EndpointName>(
-  endpoint: E,
-  records: readonly EndpointRecords[E][],
+/** Told of every page the upstream returns in a session, e.g. to remember the records it carries. */
+export type PageListener = (
+  endpoint: EndpointName,
+  data: readonly (UpstreamRecord | null)[],
 ) => void;
+
+/** Options of {@link UpstreamSession}. */
+export interface SessionOptions {
+  /** The shared upstream pipeline. */
+  call: UpstreamCall;
+  /** The caller's key, or null when the request carried none. */
+  apiKey: string | null;
+  /** Upstream requests this operation may have in flight at once. */
+  concurrency: number;
+  /** Aborts the operation's requests, e.g. when the client disconnects. */
+  signal?: AbortSignal;
+}
 
 /**
  * The caller's view of the upstream for one GraphQL operation: it holds the caller's key, makes
  * each distinct request (endpoint + normalised query) at most once, keeps at most `concurrency`
- * requests in flight, and books what they cost. Made per request, never shared.
+ * requests in flight, and carries the ledger the transport books into. Made per request, never
+ * shared.
  */
 export class UpstreamSession {
-  readonly ledger: CreditLedger = { used: 0, remaining: null, requests: 0 };
-  /**
-   * Errors of fields that still returned data: a connection whose later upstream page failed
-   * keeps the records already paid for. Added to the response's `errors` after execution.
-   */
-  readonly partialErrors: GraphQLError[] = [];
-  readonly #pages = new Map<string, Promise<ListEnvelope<unknown>>>();
-  readonly #queue: (() => void)[] = [];
+  readonly ledger = new CreditLedger();
+  readonly #options: SessionOptions;
+  readonly #slots: Semaphore;
+  readonly #pages = new Map<string, Promise<ListEnvelope<UpstreamRecord>>>();
   readonly #inFlight = new Set<Promise<unknown>>();
-  #active = 0;
+  readonly #listeners: PageListener[] = [];
 
-  constructor(
-    private readonly client: UpstreamClient,
-    private readonly apiKey: string | null,
-    private readonly concurrency: number,
-    private readonly onPage?: PageListener,
-  ) {}
+  constructor(options: SessionOptions) {
+    this.#options = options;
+    this.#slots = new Semaphore(options.concurrency);
+  }
 
-  /** One page of `endpoint`; the same page asked twice in this operation is fetched once. */
+  /** Calls `listener` with every page this session receives from now on. */
+  onPage(listener: PageListener): void {
+    this.#listeners.push(listener);
+  }
+
+  /**
+   * One page of `endpoint`; the same page asked twice in this operation is fetched once.
+   * Rejects with an `UpstreamError`.
+   */
   page<E extends EndpointName>(
     endpoint: E,
     filterQuery: string,
@@ -73,33 +79,22 @@ export class UpstreamSession {
     if (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
   }
 
-  async #fetch<E extends EndpointName>(endpoint: E, query: string) {
-    if (!this.apiKey) {
-      throw gatewayError(
-        ErrorCode.UNAUTHORIZED,
+  async #fetch(endpoint: EndpointName, query: string) {
+    const { apiKey, call, signal } = this.#options;
+    if (!apiKey) {
+      throw new UpstreamError(
         'This field calls the Business-Signals API: send your API key in the X-API-Key header (or Authorization: Bearer <key>).',
+        { code: 'UNAUTHORIZED', failure: 'no-key' },
       );
     }
-    if (this.#active >= this.concurrency) {
-      await new Promise<void>((resolve) => this.#queue.push(resolve));
-    }
-    this.#active++;
-    this.ledger.requests++;
+    const queued = this.#slots.acquire();
+    if (queued) await queued;
     try {
-      const envelope = await this.client.list(endpoint, query, this.apiKey);
-      const { creditsUsed, creditsRemaining } = envelope.meta;
-      if (typeof creditsUsed === 'number') this.ledger.used += creditsUsed;
-      if (typeof creditsRemaining === 'number') {
-        this.ledger.remaining =
-          this.ledger.remaining === null
-            ? creditsRemaining
-            : Math.min(this.ledger.remaining, creditsRemaining);
-      }
-      this.onPage?.(endpoint, envelope.data);
+      const envelope = await call({ endpoint, query, apiKey, ledger: this.ledger, signal });
+      for (const listener of this.#listeners) listener(endpoint, envelope.data);
       return envelope;
     } finally {
-      this.#active--;
-      this.#queue.shift()?.();
+      this.#slots.release();
     }
   }
 }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { defaultConfig } from '../../src/config.js';
-import { createUpstreamClient } from '../../src/upstream/create-upstream-client.js';
+import { createUpstream } from '../../src/upstream/create-upstream.js';
 import { startStack, type Stack } from '../helpers/start-stack.js';
 
 let stack: Stack;
@@ -228,8 +228,8 @@ describe('an unusable upstream is UPSTREAM_UNAVAILABLE', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const client = createUpstreamClient({ baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 500 });
-    const app = createApp(defaultConfig, { client });
+    const upstream = createUpstream({ baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 500 });
+    const app = createApp(defaultConfig, { upstream });
     const response = await app.fetch('http://gateway/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': 'k' },
@@ -240,7 +240,7 @@ describe('an unusable upstream is UPSTREAM_UNAVAILABLE', () => {
       message: expect.stringContaining('connection refused'),
       extensions: { code: 'UPSTREAM_UNAVAILABLE' },
     });
-    await client.close();
+    await upstream.close();
   });
 });
 
@@ -259,11 +259,11 @@ describe('unexpected internal errors are masked', () => {
       );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const client = createUpstreamClient({
+    const upstream = createUpstream({
       baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
       timeoutMs: 500,
     });
-    const app = createApp(defaultConfig, { client });
+    const app = createApp(defaultConfig, { upstream });
     const response = await app.fetch('http://gateway/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': 'k' },
@@ -273,7 +273,7 @@ describe('unexpected internal errors are masked', () => {
     expect(body.errors[0].message).toBe('Unexpected error.');
     expect(body.errors[0].path).toEqual(['fundingEvents', 'nodes', 0, 'sources']);
     expect(body.data.fundingEvents.nodes[0].uuid).toBe('66666666-6666-4666-8666-666666666666');
-    await client.close();
+    await upstream.close();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 });

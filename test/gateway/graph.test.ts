@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { encodeGlobalId, formatLocalId } from '../../src/global-id.js';
+import { encodeGlobalId, formatLocalId } from '../../src/nodes/global-id.js';
 import { startStack, type Stack } from '../helpers/start-stack.js';
 
 let stack: Stack;

@@ -3,10 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { defaultConfig } from '../../src/config.js';
-import {
-  createUpstreamClient,
-  type UpstreamClient,
-} from '../../src/upstream/create-upstream-client.js';
+import { createUpstream, type Upstream } from '../../src/upstream/create-upstream.js';
 
 /**
  * A stand-in service that answers with records whose every field but `id` is null, or carries
@@ -105,7 +102,7 @@ const records: Record<string, unknown[]> = {
 };
 
 let server: Server;
-let client: UpstreamClient;
+let upstream: Upstream;
 let app: ReturnType<typeof createApp>;
 
 beforeAll(async () => {
@@ -123,14 +120,14 @@ beforeAll(async () => {
     );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  client = createUpstreamClient({
+  upstream = createUpstream({
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     timeoutMs: 1000,
   });
-  app = createApp(defaultConfig, { client });
+  app = createApp(defaultConfig, { upstream });
 });
 afterAll(async () => {
-  await client.close();
+  await upstream.close();
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 

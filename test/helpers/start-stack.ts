@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/app.js';
 import { defaultConfig, type Config } from '../../src/config.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
-import { createUpstreamClient } from '../../src/upstream/create-upstream-client.js';
+import { createUpstream } from '../../src/upstream/create-upstream.js';
 
 /** Small data, so that a suite starts in well under a second. */
 export const SMALL_SIZES = {
@@ -56,12 +56,12 @@ export async function startStack(
     ...options.sandbox,
   });
   const config: Config = { ...defaultConfig, upstreamTimeoutMs: 5_000, ...options.config };
-  const client = createUpstreamClient({
+  const upstream = createUpstream({
     baseUrl: sandbox.url,
     timeoutMs: config.upstreamTimeoutMs,
   });
   const server: Server = createServer(
-    createApp(config, { client, graphiqlApiKey: sandbox.keys.demo }),
+    createApp(config, { upstream, graphiqlApiKey: sandbox.keys.demo }),
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
@@ -89,7 +89,7 @@ export async function startStack(
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await client.close();
+      await upstream.close();
       await sandbox.close();
     },
   };

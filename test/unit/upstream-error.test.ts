@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { mapUpstreamError, parseRetryAfter } from '../../src/upstream/upstream-error.js';
+import { fromUpstreamError } from '../../src/errors.js';
+import {
+  errorFromResponse,
+  parseRetryAfter,
+  unavailable,
+  UpstreamError,
+} from '../../src/upstream/upstream-error.js';
 
 const body = (code: string, message = 'msg') => ({
   success: false,
@@ -7,42 +13,70 @@ const body = (code: string, message = 'msg') => ({
   meta: { requestId: '6f1c1f6e-57d1-4a5e-9f55-0d6c2b1d8e11' },
 });
 
-describe('mapUpstreamError', () => {
+describe('errorFromResponse', () => {
   it.each([
     [400, 'INVALID_INPUT'],
     [401, 'UNAUTHORIZED'],
     [402, 'PAYMENT_REQUIRED'],
     [403, 'FORBIDDEN'],
     [429, 'TOO_MANY_REQUESTS'],
-  ])('passes %i %s through with the request id', (status, code) => {
-    const error = mapUpstreamError(status, body(code, 'limit must be <= 100'), undefined);
-    expect(error.message).toBe('Business-Signals API: limit must be <= 100');
-    expect(error.extensions).toEqual({
+  ])('passes %i %s through with the request id, not retryable', (status, code) => {
+    const error = errorFromResponse(status, body(code, 'limit must be <= 100'), undefined);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(error).toMatchObject({
       code,
+      status,
+      failure: 'status',
       requestId: '6f1c1f6e-57d1-4a5e-9f55-0d6c2b1d8e11',
-      upstreamStatus: status,
+      retryable: false,
+      message: 'Business-Signals API: limit must be <= 100',
     });
   });
 
   it('adds retryAfter from the header', () => {
-    const error = mapUpstreamError(429, body('TOO_MANY_REQUESTS'), '3');
-    expect(error.extensions).toMatchObject({ code: 'TOO_MANY_REQUESTS', retryAfter: 3 });
+    const error = errorFromResponse(429, body('TOO_MANY_REQUESTS'), '3');
+    expect(error).toMatchObject({ code: 'TOO_MANY_REQUESTS', retryAfter: 3 });
   });
 
   it('treats 5xx, unknown codes and non-envelope bodies as UPSTREAM_UNAVAILABLE', () => {
-    expect(mapUpstreamError(500, body('INTERNAL_ERROR'), undefined).extensions.code).toBe(
+    expect(errorFromResponse(500, body('INTERNAL_ERROR'), undefined).code).toBe(
       'UPSTREAM_UNAVAILABLE',
     );
-    expect(mapUpstreamError(418, body('TEAPOT'), undefined).extensions.code).toBe(
-      'UPSTREAM_UNAVAILABLE',
-    );
-    expect(mapUpstreamError(502, '<html>bad gateway</html>', undefined).message).toContain(
+    expect(errorFromResponse(418, body('TEAPOT'), undefined).code).toBe('UPSTREAM_UNAVAILABLE');
+    expect(errorFromResponse(502, '<html>bad gateway</html>', undefined).message).toContain(
       'HTTP 502',
     );
     // A known code on a 5xx is still a server failure.
-    expect(mapUpstreamError(503, body('UNAUTHORIZED'), undefined).extensions.code).toBe(
+    expect(errorFromResponse(503, body('UNAUTHORIZED'), undefined).code).toBe(
       'UPSTREAM_UNAVAILABLE',
     );
+  });
+
+  it('marks transient faults retryable: 500, 502, 503, 504 and network failures', () => {
+    for (const status of [500, 502, 503, 504]) {
+      expect(errorFromResponse(status, undefined, undefined).retryable, String(status)).toBe(true);
+    }
+    expect(errorFromResponse(501, undefined, undefined).retryable).toBe(false);
+    for (const failure of ['timeout', 'refused', 'reset', 'network'] as const) {
+      expect(unavailable(failure, 'x').retryable, failure).toBe(true);
+    }
+    expect(unavailable('malformed', 'x', 200).retryable).toBe(false);
+  });
+});
+
+describe('fromUpstreamError', () => {
+  it('makes the GraphQL error at the schema edge: code, message and facts in extensions', () => {
+    const error = fromUpstreamError(errorFromResponse(429, body('TOO_MANY_REQUESTS', 'slow'), '2'));
+    expect(error.message).toBe('Business-Signals API: slow');
+    expect(error.extensions).toEqual({
+      code: 'TOO_MANY_REQUESTS',
+      requestId: '6f1c1f6e-57d1-4a5e-9f55-0d6c2b1d8e11',
+      retryAfter: 2,
+      upstreamStatus: 429,
+    });
+    expect(fromUpstreamError(unavailable('refused', 'connection refused')).extensions).toEqual({
+      code: 'UPSTREAM_UNAVAILABLE',
+    });
   });
 });
 

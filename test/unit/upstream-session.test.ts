@@ -1,28 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import type { UpstreamClient } from '../../src/upstream/create-upstream-client.js';
+import type { EndpointName } from '../../src/upstream/endpoints.js';
+import type { UpstreamCall } from '../../src/upstream/upstream-call.js';
 import { UpstreamSession } from '../../src/upstream/upstream-session.js';
 
-/** A client whose calls stay pending until released, recording what was asked and when. */
-function pendingClient() {
+/** A call whose requests stay pending until released, recording what was asked and how many at once. */
+function pendingCall() {
   const calls: string[] = [];
   const waiting: (() => void)[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
-  const client: UpstreamClient = {
-    async list(endpoint, query) {
-      calls.push(`${endpoint}?${query}`);
-      inFlight++;
-      maxInFlight = Math.max(maxInFlight, inFlight);
-      await new Promise<void>((resolve) => waiting.push(resolve));
-      inFlight--;
-      return {
-        success: true,
-        data: [],
-        pagination: { hasMore: false, nextCursor: null },
-        meta: { endpoint, creditsUsed: 2, creditsRemaining: 100 - calls.length },
-      };
-    },
-    async close() {},
+  const call: UpstreamCall = async ({ endpoint, query, ledger }) => {
+    calls.push(`${endpoint}?${query}`);
+    ledger.sent();
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    await new Promise<void>((resolve) => waiting.push(resolve));
+    inFlight--;
+    const meta = { endpoint, creditsUsed: 2, creditsRemaining: 100 - calls.length };
+    ledger.charged(meta);
+    return { success: true, data: [], pagination: { hasMore: false, nextCursor: null }, meta };
   };
   const releaseAll = async () => {
     while (waiting.length > 0 || inFlight > 0) {
@@ -30,18 +26,25 @@ function pendingClient() {
       await new Promise((resolve) => setImmediate(resolve));
     }
   };
-  return { client, calls, releaseAll, maxInFlight: () => maxInFlight };
+  const releaseOne = () => waiting.shift()?.();
+  return { call, calls, releaseAll, releaseOne, maxInFlight: () => maxInFlight };
 }
+
+const session = (call: UpstreamCall, concurrency = 8, apiKey: string | null = 'key') =>
+  new UpstreamSession({ call, apiKey, concurrency });
+
+const page = (s: UpstreamSession, endpoint: EndpointName, filters: string, limit = 3) =>
+  s.page(endpoint, filters, { limit });
 
 describe('UpstreamSession', () => {
   it('makes each distinct request once per operation', async () => {
-    const fake = pendingClient();
-    const session = new UpstreamSession(fake.client, 'key', 8);
+    const fake = pendingCall();
+    const s = session(fake.call);
     const pages = [
-      session.page('companies', 'country=DE', { limit: 5 }),
-      session.page('companies', 'country=DE', { limit: 5 }),
-      session.page('companies', 'country=DE', { limit: 6 }),
-      session.page('investors', 'country=DE', { limit: 5 }),
+      page(s, 'companies', 'country=DE', 5),
+      page(s, 'companies', 'country=DE', 5),
+      page(s, 'companies', 'country=DE', 6),
+      page(s, 'investors', 'country=DE', 5),
     ];
     await fake.releaseAll();
     await Promise.all(pages);
@@ -50,15 +53,13 @@ describe('UpstreamSession', () => {
       'companies?country=DE&limit=6',
       'investors?country=DE&limit=5',
     ]);
-    expect(session.ledger).toEqual({ used: 6, remaining: 97, requests: 3 });
+    expect({ ...s.ledger }).toEqual({ used: 6, remaining: 97, requests: 3 });
   });
 
   it('keeps at most `concurrency` requests in flight', async () => {
-    const fake = pendingClient();
-    const session = new UpstreamSession(fake.client, 'key', 3);
-    const pages = Array.from({ length: 10 }, (_, i) =>
-      session.page('fundingEvents', `companyId=${i}`, { limit: 3 }),
-    );
+    const fake = pendingCall();
+    const s = session(fake.call, 3);
+    const pages = Array.from({ length: 10 }, (_, i) => page(s, 'fundingEvents', `companyId=${i}`));
     await new Promise((resolve) => setImmediate(resolve));
     expect(fake.calls).toHaveLength(3);
     await fake.releaseAll();
@@ -67,13 +68,47 @@ describe('UpstreamSession', () => {
     expect(fake.maxInFlight()).toBe(3);
   });
 
-  it('without a key, fails with UNAUTHORIZED and sends nothing', async () => {
-    const fake = pendingClient();
-    const session = new UpstreamSession(fake.client, null, 8);
-    await expect(session.page('companies', '', { limit: 1 })).rejects.toMatchObject({
-      extensions: { code: 'UNAUTHORIZED' },
+  it('keeps the cap when a caller arrives while another request finishes', async () => {
+    // A new caller may arrive at any microtask after a slot is released: at each delay, the
+    // released slot must go to the caller already waiting, not to the newcomer as well.
+    for (let hops = 0; hops < 12; hops++) {
+      const fake = pendingCall();
+      const s = session(fake.call, 2);
+      const pages = [0, 1, 2].map((i) => page(s, 'companies', `search=${i}`));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(fake.calls).toHaveLength(2);
+      fake.releaseOne();
+      let arrival: Promise<void> = Promise.resolve();
+      for (let i = 0; i < hops; i++) arrival = arrival.then(() => undefined);
+      const late = arrival.then(() => page(s, 'companies', 'search=late'));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(fake.maxInFlight(), `a caller arriving ${hops} microtasks later`).toBe(2);
+      await fake.releaseAll();
+      await Promise.all([...pages, late]);
+      expect(fake.calls).toHaveLength(4);
+    }
+  });
+
+  it('tells its page listeners of every page received, once', async () => {
+    const fake = pendingCall();
+    const s = session(fake.call);
+    const seen: string[] = [];
+    s.onPage((endpoint) => seen.push(endpoint));
+    const pages = [page(s, 'companies', ''), page(s, 'companies', ''), page(s, 'investors', '')];
+    await fake.releaseAll();
+    await Promise.all(pages);
+    expect(seen).toEqual(['companies', 'investors']);
+  });
+
+  it('without a key, fails with an UNAUTHORIZED UpstreamError and sends nothing', async () => {
+    const fake = pendingCall();
+    const s = session(fake.call, 8, null);
+    await expect(page(s, 'companies', '')).rejects.toMatchObject({
+      name: 'UpstreamError',
+      code: 'UNAUTHORIZED',
+      failure: 'no-key',
     });
     expect(fake.calls).toEqual([]);
-    expect(session.ledger.requests).toBe(0);
+    expect(s.ledger.requests).toBe(0);
   });
 });

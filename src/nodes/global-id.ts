@@ -1,4 +1,4 @@
-import { ErrorCode, gatewayError, invalidArgument } from './errors.js';
+import { ErrorCode, gatewayError } from '../errors.js';
 
 /** The node types, each refetchable through `Query.node`. */
 export const NODE_TYPES = [
@@ -22,8 +22,9 @@ export function isUuid(value: string): boolean {
 }
 
 /**
- * A node's local id: the service's UUID plus the lookup hints the upstream needs to find the
- * record again (it has no fetch-by-id endpoint), e.g. a company's domain. Hints may be empty.
+ * A node's local id as written: the service's UUID plus the lookup hints the upstream needs to
+ * find the record again (it has no fetch-by-id endpoint), by position. Each node type names its
+ * hints once, in `NodeType`; read ids through it, not by position.
  */
 export interface LocalId {
   uuid: string;
@@ -77,31 +78,4 @@ export function decodeGlobalId(globalId: string, argument = 'id') {
 export function parseLocalId(localId: string): LocalId {
   const [uuid = '', ...hints] = localId.split('|');
   return { uuid, hints: hints.map((hint) => decodeURIComponent(hint)) };
-}
-
-/**
- * Reads an argument that names a record of `typename` either by its global id or by its bare
- * UUID (which carries no lookup hints); throws INVALID_INPUT naming the argument otherwise.
- */
-export function localIdFromArgument(
-  value: string,
-  typename: NodeTypeName,
-  argument: string,
-): LocalId {
-  if (isUuid(value)) return { uuid: value, hints: [] };
-  let decoded;
-  try {
-    decoded = decodeGlobalId(value, argument);
-  } catch {
-    throw invalidArgument(argument, `must be a ${typename} id or UUID (got "${value}")`);
-  }
-  if (decoded.typename !== typename) {
-    throw invalidArgument(argument, `expects a ${typename} id, got a ${decoded.typename} id`);
-  }
-  return parseLocalId(decoded.id);
-}
-
-/** The UUID named by an id-or-UUID argument; see {@link localIdFromArgument}. */
-export function uuidFromIdArgument(value: string, typename: NodeTypeName, argument: string) {
-  return localIdFromArgument(value, typename, argument).uuid;
 }

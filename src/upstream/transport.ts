@@ -1,10 +1,11 @@
 import { Pool, type Dispatcher } from 'undici';
-import { endpoints, type EndpointName, type EndpointRecords } from './endpoints.js';
-import type { ListEnvelope } from './types.js';
-import { mapUpstreamError, unavailable } from './upstream-error.js';
+import { endpoints } from './endpoints.js';
+import type { ListEnvelope, UpstreamRecord } from './types.js';
+import type { UpstreamCall } from './upstream-call.js';
+import { errorFromResponse, unavailable, type UpstreamError } from './upstream-error.js';
 
-/** Options of {@link createUpstreamClient}. */
-export interface UpstreamClientOptions {
+/** Options of {@link createTransport}. */
+export interface TransportOptions {
   /** Base URL of the service; a path prefix before `/v1` is kept. */
   baseUrl: string;
   /** Time allowed for the response headers, and again for the body. */
@@ -15,26 +16,14 @@ export interface UpstreamClientOptions {
   dispatcher?: Dispatcher;
 }
 
-/**
- * The one way the gateway talks to the Business-Signals service. Every upstream request passes
- * through {@link UpstreamClient.list}, so retries, timeouts, circuit breaking, caching and metrics
- * plug in here. It holds no per-caller state: the key comes with each call.
- */
-export interface UpstreamClient {
-  /**
-   * GETs one page. Resolves with the parsed success envelope; rejects with a GraphQLError whose
-   * `extensions.code` is the upstream's code or UPSTREAM_UNAVAILABLE.
-   */
-  list<E extends EndpointName>(
-    endpoint: E,
-    query: string,
-    apiKey: string,
-  ): Promise<ListEnvelope<EndpointRecords[E]>>;
-  /** Closes the keep-alive connections. */
+/** The innermost {@link UpstreamCall}: one HTTP GET, and the pool it runs on. */
+export interface Transport {
+  call: UpstreamCall;
+  /** Closes the keep-alive connections (not a `dispatcher` passed in). */
   close(): Promise<void>;
 }
 
-function isEnvelope(body: unknown): body is ListEnvelope<unknown> {
+function isEnvelope(body: unknown): body is ListEnvelope<UpstreamRecord> {
   if (typeof body !== 'object' || body === null) return false;
   const { data, pagination, meta } = body as Partial<ListEnvelope<unknown>>;
   return (
@@ -47,24 +36,35 @@ function isEnvelope(body: unknown): body is ListEnvelope<unknown> {
   );
 }
 
-function describeNetworkError(error: unknown, timeoutMs: number) {
+function networkError(error: unknown, timeoutMs: number): UpstreamError {
   const code = (error as { code?: unknown }).code;
   switch (code) {
     case 'UND_ERR_HEADERS_TIMEOUT':
     case 'UND_ERR_BODY_TIMEOUT':
-      return `no answer within ${timeoutMs} ms`;
+      return unavailable('timeout', `no answer within ${timeoutMs} ms`);
     case 'ECONNREFUSED':
-      return 'connection refused';
+      return unavailable('refused', 'connection refused');
     case 'UND_ERR_SOCKET':
     case 'ECONNRESET':
-      return 'the connection was closed before a response arrived';
+      return unavailable('reset', 'the connection was closed before a response arrived');
+    case 'UND_ERR_ABORTED':
+    case 'ABORT_ERR':
+      return unavailable('aborted', 'the request was aborted');
     default:
-      return typeof code === 'string' ? `network error ${code}` : 'network error';
+      return unavailable(
+        'network',
+        typeof code === 'string' ? `network error ${code}` : 'network error',
+      );
   }
 }
 
-/** Creates the client over an undici keep-alive pool. */
-export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
+/**
+ * Sends one GET over an undici keep-alive pool and returns facts: the success envelope, or an
+ * `UpstreamError` with the status, the service's code, `retryAfter` and `requestId`. Books the
+ * request in the call's ledger as it leaves, and the credits as the envelope arrives. It holds no
+ * per-caller state: the key comes with each call.
+ */
+export function createTransport(options: TransportOptions): Transport {
   const base = new URL(options.baseUrl);
   const origin = base.origin;
   const prefix = base.pathname.replace(/\/+$/, '');
@@ -74,10 +74,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const { timeoutMs } = options;
 
   return {
-    async list(endpoint, query, apiKey) {
+    async call({ endpoint, query, apiKey, ledger, signal }) {
       const path = `${prefix}${endpoints[endpoint].path}${query ? `?${query}` : ''}`;
       let response: Dispatcher.ResponseData;
       let text: string;
+      ledger.sent();
       try {
         response = await dispatcher.request({
           origin,
@@ -86,10 +87,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
           headers: { 'x-api-key': apiKey, accept: 'application/json' },
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
+          signal,
         });
         text = await response.body.text();
       } catch (error) {
-        throw unavailable(describeNetworkError(error, timeoutMs));
+        throw networkError(error, timeoutMs);
       }
       let body: unknown;
       try {
@@ -99,10 +101,17 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       }
       const { statusCode } = response;
       if (statusCode >= 200 && statusCode < 300) {
-        if (isEnvelope(body)) return body as ListEnvelope<EndpointRecords[typeof endpoint]>;
-        throw unavailable(`malformed response body (HTTP ${statusCode})`);
+        if (!isEnvelope(body)) {
+          throw unavailable(
+            'malformed',
+            `malformed response body (HTTP ${statusCode})`,
+            statusCode,
+          );
+        }
+        ledger.charged(body.meta);
+        return body;
       }
-      throw mapUpstreamError(statusCode, body, response.headers['retry-after']);
+      throw errorFromResponse(statusCode, body, response.headers['retry-after']);
     },
     async close() {
       if (!options.dispatcher) await dispatcher.close();

@@ -1,0 +1,26 @@
+import type { AcquisitionRecord } from '../upstream/types.js';
+import { companyNode } from './company-node.js';
+import { findInList, justBefore, withId } from './find-in-list.js';
+import { NodeType } from './node-type.js';
+
+/** An acquisition: among its acquirer's (or, without one, its target's) deals since discovery. */
+export const acquisitionNode = new NodeType<AcquisitionRecord, 'companyId' | 'discoveredAt'>({
+  typename: 'Acquisition',
+  hints: {
+    companyId: (deal) => deal.acquirer?.id ?? deal.target?.id,
+    discoveredAt: (deal) => deal.discoveredAt,
+  },
+  async find(session, { uuid, companyId, discoveredAt }) {
+    if (!companyId) return null;
+    return findInList(
+      session,
+      'acquisitions',
+      { companyId, since: justBefore(discoveredAt) },
+      withId<AcquisitionRecord>(uuid),
+    );
+  },
+  embeds(deal, prime) {
+    prime(companyNode, deal.acquirer);
+    prime(companyNode, deal.target);
+  },
+});

@@ -1,0 +1,28 @@
+import type { ExecMoveRecord } from '../upstream/types.js';
+import { companyNode } from './company-node.js';
+import { findInList, justAfter, justBefore, withId } from './find-in-list.js';
+import { NodeType } from './node-type.js';
+import { personNode } from './person-node.js';
+
+/** An executive move: among its person's moves discovered or announced around its discovery. */
+export const execMoveNode = new NodeType<ExecMoveRecord, 'personId' | 'discoveredAt'>({
+  typename: 'ExecMove',
+  hints: {
+    personId: (move) => move.person?.id,
+    discoveredAt: (move) => move.discoveredAt,
+  },
+  async find(session, { uuid, personId, discoveredAt }) {
+    if (!personId) return null;
+    return findInList(
+      session,
+      'execMoves',
+      { personId, since: justBefore(discoveredAt), until: justAfter(discoveredAt) },
+      withId<ExecMoveRecord>(uuid),
+    );
+  },
+  embeds(move, prime) {
+    prime(personNode, move.person);
+    prime(companyNode, move.company);
+    prime(companyNode, move.fromCompany);
+  },
+});

@@ -1,0 +1,29 @@
+import type { FundingEventRecord } from '../upstream/types.js';
+import { companyNode } from './company-node.js';
+import { findInList, justBefore, withId } from './find-in-list.js';
+import { NodeType } from './node-type.js';
+
+/** A funding event: among its company's rounds of the same round type since its discovery. */
+export const fundingEventNode = new NodeType<
+  FundingEventRecord,
+  'companyId' | 'discoveredAt' | 'round'
+>({
+  typename: 'FundingEvent',
+  hints: {
+    companyId: (event) => event.company?.id,
+    discoveredAt: (event) => event.discoveredAt,
+    round: (event) => event.round,
+  },
+  async find(session, { uuid, companyId, discoveredAt, round }) {
+    if (!companyId) return null;
+    return findInList(
+      session,
+      'fundingEvents',
+      { companyId, since: justBefore(discoveredAt), round: round ? [round] : undefined },
+      withId<FundingEventRecord>(uuid),
+    );
+  },
+  embeds(event, prime) {
+    prime(companyNode, event.company);
+  },
+});

@@ -1,0 +1,102 @@
+import { invalidArgument } from '../errors.js';
+import type { UpstreamSession } from '../upstream/upstream-session.js';
+import {
+  decodeGlobalId,
+  formatLocalId,
+  isUuid,
+  parseLocalId,
+  type NodeTypeName,
+} from './global-id.js';
+
+/** A record's UUID and the named hints its global id carried (absent when empty). */
+export type NodeId<H extends string> = { readonly uuid: string } & {
+  readonly [K in H]?: string;
+};
+
+/** Tells a record store of a record found embedded in another (null items are ignored). */
+export type Prime = <R extends { id: string }>(
+  node: NodeType<R, never> | NodeType<R, string>,
+  record: R | null | undefined,
+) => void;
+
+/**
+ * How one node type is identified, found again by id, and what its records embed. `Ref` is what
+ * an id is written from: the record, or less (a funding event names its investors by id and name).
+ */
+export interface NodeDefinition<T extends { id: string }, H extends string, Ref = T> {
+  readonly typename: NodeTypeName;
+  /**
+   * The hints a global id carries so that the record can be found again (the service has no
+   * fetch-by-id), read from the record. Their order here is their order in the id: append only,
+   * or ids already issued stop resolving.
+   */
+  readonly hints: { readonly [K in H]: (record: Ref) => string | null | undefined };
+  /** Finds the record upstream; null when none matches. Rejects with an `UpstreamError`. */
+  find(session: UpstreamSession, id: NodeId<H>): Promise<T | null>;
+  /** Hands every record embedded in `record` to `prime`, with its node type. */
+  embeds?(record: T, prime: Prime): void;
+}
+
+/** A node type: its definition, and its local ids written and read from one list of hints. */
+export class NodeType<
+  T extends { id: string },
+  H extends string = string,
+  Ref extends { id: string } = T,
+> {
+  readonly typename: NodeTypeName;
+  readonly #definition: NodeDefinition<T, H, Ref>;
+  readonly #hintNames: readonly H[];
+
+  constructor(definition: NodeDefinition<T, H, Ref>) {
+    this.#definition = definition;
+    this.typename = definition.typename;
+    this.#hintNames = Object.keys(definition.hints) as H[];
+  }
+
+  /** The local id of `record`: its UUID and its hints, e.g. `uuid|acme.com`. */
+  localId(record: Ref): string {
+    const { hints } = this.#definition;
+    return formatLocalId(record.id, ...this.#hintNames.map((name) => hints[name](record)));
+  }
+
+  /** Reads a local id written by {@link localId} back into named hints. */
+  parseLocalId(localId: string): NodeId<H> {
+    const { uuid, hints } = parseLocalId(localId);
+    const id: Record<string, string> = { uuid };
+    this.#hintNames.forEach((name, i) => {
+      if (hints[i]) id[name] = hints[i];
+    });
+    return id as NodeId<H>;
+  }
+
+  /**
+   * Reads an argument that names a record of this type either by its global id or by its bare
+   * UUID (which carries no hints); throws INVALID_INPUT naming the argument otherwise.
+   */
+  idFromArgument(value: string, argument: string): NodeId<H> {
+    if (isUuid(value)) return { uuid: value } as NodeId<H>;
+    let decoded;
+    try {
+      decoded = decodeGlobalId(value, argument);
+    } catch {
+      throw invalidArgument(argument, `must be a ${this.typename} id or UUID (got "${value}")`);
+    }
+    if (decoded.typename !== this.typename) {
+      throw invalidArgument(
+        argument,
+        `expects a ${this.typename} id, got a ${decoded.typename} id`,
+      );
+    }
+    return this.parseLocalId(decoded.id);
+  }
+
+  /** Finds the record upstream; see {@link NodeDefinition.find}. */
+  find(session: UpstreamSession, id: NodeId<H>): Promise<T | null> {
+    return this.#definition.find(session, id);
+  }
+
+  /** Hands the records embedded in `record` to `prime`. */
+  embeds(record: T, prime: Prime): void {
+    this.#definition.embeds?.(record, prime);
+  }
+}
