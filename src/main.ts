@@ -12,8 +12,7 @@ async function main() {
   if (config.upstreamUrl) {
     upstreamUrl = config.upstreamUrl;
   } else {
-    const port = Number(process.env.SANDBOX_PORT ?? 4500);
-    sandbox = await startSandbox({ port, quiet: true });
+    sandbox = await startSandbox({ port: config.sandboxPort, quiet: true });
     upstreamUrl = sandbox.url;
     console.log(`UPSTREAM_URL is not set: serving the local sandbox at ${sandbox.url}`);
     console.log(`Sandbox demo key (public, local only): ${sandbox.keys.demo}`);

@@ -1,0 +1,183 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { readmeConfigTable, renderConfigTable } from '../../scripts/config-table.js';
+import { DEFAULT_CURSOR_SECRET, defaultConfig, loadConfig } from '../../src/config.js';
+import { boolean, list, oneOf, url } from '../../src/config/kinds.js';
+import { parseSettings } from '../../src/config/parse-settings.js';
+import { setting } from '../../src/config/setting.js';
+
+/** The message `read(env)` throws, or undefined when it does not throw. */
+function errorOf(read: (env: NodeJS.ProcessEnv) => unknown, env: NodeJS.ProcessEnv) {
+  try {
+    read(env);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return undefined;
+}
+
+describe("README's configuration table", () => {
+  it('is the table rendered from src/config.ts (run `npm run config:table` after a change)', async () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    expect(readmeConfigTable(readme)).toBe(await renderConfigTable());
+  });
+
+  it('shows the cursor secret as a built-in constant, not its value', async () => {
+    const table = await renderConfigTable();
+    expect(table).toMatch(/^\| `CURSOR_SECRET` +\| a built-in constant +\|/m);
+    expect(table).not.toContain(DEFAULT_CURSOR_SECRET);
+  });
+});
+
+describe('loadConfig', () => {
+  it('gives the defaults for an empty environment', () => {
+    expect(loadConfig({})).toEqual({
+      upstreamUrl: null,
+      port: 4000,
+      host: '0.0.0.0',
+      sandboxPort: 4500,
+      upstreamTimeoutMs: 10_000,
+      upstreamConnections: 64,
+      upstreamConcurrency: 32,
+      defaultPageSize: 20,
+      maxPageSize: 500,
+      maxRequestBytes: 1_000_000,
+      cursorSecret: DEFAULT_CURSOR_SECRET,
+    });
+    expect(defaultConfig).toEqual(loadConfig({}));
+  });
+
+  it('reads good values, the bounds of each range included', () => {
+    expect(
+      loadConfig({
+        UPSTREAM_URL: ' https://signals.example.com/api ',
+        PORT: '0',
+        HOST: ' 127.0.0.1 ',
+        SANDBOX_PORT: '65535',
+        UPSTREAM_TIMEOUT_MS: '600000',
+        UPSTREAM_CONNECTIONS: '1',
+        UPSTREAM_CONCURRENCY: '1024',
+        DEFAULT_PAGE_SIZE: '10000',
+        MAX_PAGE_SIZE: '10000',
+        MAX_REQUEST_BYTES: '1000',
+        CURSOR_SECRET: ' s3cret ',
+      }),
+    ).toEqual({
+      upstreamUrl: 'https://signals.example.com/api',
+      port: 0,
+      host: '127.0.0.1',
+      sandboxPort: 65_535,
+      upstreamTimeoutMs: 600_000,
+      upstreamConnections: 1,
+      upstreamConcurrency: 1024,
+      defaultPageSize: 10_000,
+      maxPageSize: 10_000,
+      maxRequestBytes: 1000,
+      cursorSecret: ' s3cret ',
+    });
+  });
+
+  it('takes an empty or blank variable as unset', () => {
+    const blank = { UPSTREAM_URL: ' ', PORT: '', HOST: '  ', SANDBOX_PORT: ' ', CURSOR_SECRET: '' };
+    expect(loadConfig(blank)).toEqual(defaultConfig);
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT must be an integer from 0 to 65535 (got "abc")'],
+    [{ PORT: '65536' }, 'PORT must be an integer from 0 to 65535 (got "65536")'],
+    [{ PORT: '80.5' }, 'PORT must be an integer from 0 to 65535 (got "80.5")'],
+    [{ SANDBOX_PORT: '-1' }, 'SANDBOX_PORT must be an integer from 0 to 65535 (got "-1")'],
+    [
+      { UPSTREAM_TIMEOUT_MS: '0' },
+      'UPSTREAM_TIMEOUT_MS must be an integer from 1 to 600000 (got "0")',
+    ],
+    [
+      { UPSTREAM_CONNECTIONS: '4097' },
+      'UPSTREAM_CONNECTIONS must be an integer from 1 to 4096 (got "4097")',
+    ],
+    [
+      { UPSTREAM_CONCURRENCY: '0' },
+      'UPSTREAM_CONCURRENCY must be an integer from 1 to 1024 (got "0")',
+    ],
+    [{ MAX_PAGE_SIZE: '10001' }, 'MAX_PAGE_SIZE must be an integer from 1 to 10000 (got "10001")'],
+    [
+      { MAX_REQUEST_BYTES: '999' },
+      'MAX_REQUEST_BYTES must be an integer from 1000 to 100000000 (got "999")',
+    ],
+    [
+      { DEFAULT_PAGE_SIZE: '501' },
+      'DEFAULT_PAGE_SIZE must be an integer from 1 to MAX_PAGE_SIZE (500) (got "501")',
+    ],
+    [
+      { DEFAULT_PAGE_SIZE: '50', MAX_PAGE_SIZE: '40' },
+      'DEFAULT_PAGE_SIZE must be an integer from 1 to MAX_PAGE_SIZE (40) (got "50")',
+    ],
+    [
+      { UPSTREAM_URL: 'signals.example.com' },
+      'UPSTREAM_URL must be an absolute http(s) URL (got "signals.example.com")',
+    ],
+    [
+      { UPSTREAM_URL: 'ftp://signals.example.com' },
+      'UPSTREAM_URL must use http or https (got "ftp:")',
+    ],
+  ])('rejects %j, naming the variable and the rule', (env, message) => {
+    expect(errorOf(loadConfig, env)).toBe(message);
+  });
+
+  it('reports every bad variable at once, one line each', () => {
+    expect(
+      errorOf(loadConfig, { PORT: 'x', UPSTREAM_URL: 'nope', HOST: 'ok' })?.split('\n'),
+    ).toEqual([
+      'UPSTREAM_URL must be an absolute http(s) URL (got "nope")',
+      'PORT must be an integer from 0 to 65535 (got "x")',
+    ]);
+  });
+});
+
+describe('kinds of setting not in use yet', () => {
+  const settings = {
+    verbose: setting('VERBOSE', boolean(), false, 'log every request'),
+    logLevel: setting(
+      'LOG_LEVEL',
+      oneOf('debug', 'info', 'warn'),
+      'info',
+      'least severe level logged',
+    ),
+    corsOrigins: setting('CORS_ORIGINS', list(url()), [], 'origins allowed by CORS'),
+    tags: setting('TAGS', list(), ['a'], 'labels on every metric'),
+  };
+  const read = (env: NodeJS.ProcessEnv) => parseSettings(settings, env);
+
+  it('reads good values and defaults', () => {
+    expect(read({})).toEqual({ verbose: false, logLevel: 'info', corsOrigins: [], tags: ['a'] });
+    expect(
+      read({
+        VERBOSE: 'true',
+        LOG_LEVEL: 'warn',
+        CORS_ORIGINS: 'https://a.example, http://b.example,',
+        TAGS: 'x , y',
+      }),
+    ).toEqual({
+      verbose: true,
+      logLevel: 'warn',
+      corsOrigins: ['https://a.example', 'http://b.example'],
+      tags: ['x', 'y'],
+    });
+  });
+
+  it('rejects bad values, naming the variable', () => {
+    expect(
+      errorOf(read, {
+        VERBOSE: 'yes',
+        LOG_LEVEL: 'trace',
+        CORS_ORIGINS: 'https://a.example,ws://b',
+      }),
+    ).toBe(
+      [
+        'VERBOSE must be true or false (got "yes")',
+        'LOG_LEVEL must be one of debug, info, warn (got "trace")',
+        'CORS_ORIGINS must use http or https (got "ws:")',
+      ].join('\n'),
+    );
+  });
+});
