@@ -344,6 +344,52 @@ describe('validation happens before any request', () => {
     expect(stack.sandbox.requestLog()).toHaveLength(0);
   });
 
+  it.each([
+    ['companies(country: "")', 'country', 'must not be empty or blank'],
+    ['companies(search: "   ")', 'search', 'must not be empty or blank'],
+    ['investors(domain: "")', 'domain', 'must not be empty or blank'],
+    ['fundingEvents(round: ["seed", ""])', 'round', 'each value must not be empty or blank'],
+    ['execMoves(moveType: [" "])', 'moveType', 'each value must not be empty or blank'],
+  ])('%s: an empty value is INVALID_INPUT naming %s', async (call, argument, rule) => {
+    const response = await stack.gql(`{ ${call} { nodes { uuid } } }`);
+    expect(response.errors![0]).toMatchObject({
+      message: `Argument "${argument}": ${rule}.`,
+      extensions: { code: 'INVALID_INPUT', argument },
+    });
+    expect(stack.sandbox.requestLog()).toHaveLength(0);
+  });
+
+  it('a list of 2,000 values or a 100,000-character search is refused by the gateway, not the service', async () => {
+    const rounds = Array.from({ length: 2000 }, (_, i) => `round_${i}`);
+    const search = 'x'.repeat(100_000);
+    const response = await stack.gql(
+      `query ($rounds: [String!], $search: String) {
+        fundingEvents(round: $rounds) { nodes { uuid } }
+        companies(search: $search) { nodes { uuid } }
+        nested: companies(first: 1) { nodes { fundingEvents(round: $rounds) { nodes { uuid } } } }
+      }`,
+      { rounds, search },
+    );
+    expect(response.errors).toHaveLength(3);
+    expect(response.errors![0]).toMatchObject({
+      path: ['fundingEvents'],
+      message: 'Argument "round": takes at most 20 values (got 2000).',
+      extensions: { code: 'INVALID_INPUT', argument: 'round' },
+    });
+    expect(response.errors![1]).toMatchObject({
+      path: ['companies'],
+      message: 'Argument "search": must be at most 200 characters (got 100000).',
+      extensions: { code: 'INVALID_INPUT', argument: 'search' },
+    });
+    // Under a company too: the one request made is the company's own page.
+    expect(response.errors![2]).toMatchObject({
+      path: ['nested', 'nodes', 0, 'fundingEvents'],
+      extensions: { code: 'INVALID_INPUT', argument: 'round' },
+    });
+    expect(response.data.nested.nodes).toEqual([{ fundingEvents: null }]);
+    expect(stack.sandbox.requestLog()).toHaveLength(1);
+  });
+
   it('a malformed timestamp is INVALID_INPUT, inline or as a variable', async () => {
     const inline = await stack.gql(`{ fundingEvents(since: "last week") { nodes { uuid } } }`);
     expect(inline.errors![0]!.extensions!.code).toBe('INVALID_INPUT');

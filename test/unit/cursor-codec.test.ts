@@ -1,5 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import * as crypto from 'node:crypto';
+import { describe, expect, it, vi } from 'vitest';
 import { decodeCursor, encodeCursor, fingerprint } from '../../src/pagination/cursor-codec.js';
+
+vi.mock('node:crypto', async (importOriginal) => {
+  const original = await importOriginal<typeof crypto>();
+  return { ...original, timingSafeEqual: vi.fn(original.timingSafeEqual) };
+});
 
 const secret = 'test-secret';
 const bound = fingerprint('fundingEvents?round=seed');
@@ -59,5 +65,20 @@ describe('cursor codec', () => {
   it('fingerprints differ by filters and are short', () => {
     expect(fingerprint('a?x=1')).not.toBe(fingerprint('a?x=2'));
     expect(fingerprint('a?x=1')).toHaveLength(12);
+  });
+
+  it('compares signatures in constant time, and refuses a tampered one', () => {
+    const cursor = encodeCursor({ upstream: 'abc', skip: 2, done: false }, bound, secret);
+    const parts = cursor.split('.');
+    const mac = parts[4]!;
+    const flipped = `${mac[0] === 'A' ? 'B' : 'A'}${mac.slice(1)}`;
+    const tampered = [...parts.slice(0, 4), flipped, ...parts.slice(5)].join('.');
+    vi.mocked(crypto.timingSafeEqual).mockClear();
+    expect(() => decodeCursor(tampered, bound, secret)).toThrowError(
+      expect.objectContaining({ extensions: { code: 'INVALID_INPUT', argument: 'after' } }),
+    );
+    expect(crypto.timingSafeEqual).toHaveBeenCalledTimes(1);
+    const shorter = [...parts.slice(0, 4), mac.slice(1), ...parts.slice(5)].join('.');
+    expect(() => decodeCursor(shorter, bound, secret)).toThrowError(/not a cursor this gateway/);
   });
 });
