@@ -1,10 +1,6 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
-import { defaultConfig } from '../../src/config.js';
 import { encodeGlobalId } from '../../src/nodes/global-id.js';
-import { createUpstream, type Upstream } from '../../src/upstream/create-upstream.js';
+import { startStandIn, type StandIn } from '../helpers/stand-in-service.js';
 
 /**
  * A stand-in service whose every page holds a null item at a position the test chooses, and whose
@@ -53,45 +49,16 @@ const records: Record<string, object[]> = {
 
 /** Where the null goes in each page: 0 (first) to 3 (after the three records). */
 let nullAt = 0;
-let server: Server;
-let upstream: Upstream;
-let app: ReturnType<typeof createApp>;
-
+let standIn: StandIn;
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const url = new URL(req.url!, 'http://x');
+  standIn = await startStandIn((url) => {
     const data: (object | null)[] = [...(records[url.pathname] ?? [])];
     data.splice(nullAt, 0, null);
-    res.setHeader('content-type', 'application/json');
-    res.end(
-      JSON.stringify({
-        success: true,
-        data,
-        pagination: { hasMore: false, nextCursor: null },
-        meta: { endpoint: url.pathname, creditsUsed: data.length - 1, creditsRemaining: 100 },
-      }),
-    );
+    return data;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  upstream = createUpstream({
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    timeoutMs: 1000,
-  });
-  app = createApp(defaultConfig, { upstream });
 });
-afterAll(async () => {
-  await upstream.close();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
-
-async function gql(query: string, variables: Record<string, unknown> = {}) {
-  const response = await app.fetch('http://gateway/graphql', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': 'k' },
-    body: JSON.stringify({ query, variables }),
-  });
-  return response.json();
-}
+afterAll(() => standIn.close());
+const gql = (query: string, variables?: Record<string, unknown>) => standIn.gql(query, variables);
 
 const LISTS = `{
   companies(first: 4) { nodes { uuid industrySubTags } edges { cursor } }

@@ -1,9 +1,5 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
-import { defaultConfig } from '../../src/config.js';
-import { createUpstream, type Upstream } from '../../src/upstream/create-upstream.js';
+import { startStandIn, type StandIn } from '../helpers/stand-in-service.js';
 
 /**
  * A stand-in service that answers with records whose every field but `id` is null, or carries
@@ -101,44 +97,12 @@ const records: Record<string, unknown[]> = {
   ],
 };
 
-let server: Server;
-let upstream: Upstream;
-let app: ReturnType<typeof createApp>;
-
+let standIn: StandIn;
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const path = new URL(req.url!, 'http://x').pathname;
-    const data = records[path] ?? [];
-    res.setHeader('content-type', 'application/json');
-    res.end(
-      JSON.stringify({
-        success: true,
-        data,
-        pagination: { hasMore: false, nextCursor: null },
-        meta: { endpoint: path, creditsUsed: data.length, creditsRemaining: 100 },
-      }),
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  upstream = createUpstream({
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    timeoutMs: 1000,
-  });
-  app = createApp(defaultConfig, { upstream });
+  standIn = await startStandIn((url) => records[url.pathname] ?? []);
 });
-afterAll(async () => {
-  await upstream.close();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
-
-async function gql(query: string) {
-  const response = await app.fetch('http://gateway/graphql', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': 'k' },
-    body: JSON.stringify({ query }),
-  });
-  return response.json();
-}
+afterAll(() => standIn.close());
+const gql = (query: string) => standIn.gql(query);
 
 const COMPANY = `id uuid name domain description linkedinHandle linkedinUrl linkedinGeoId linkedinIndustryId
   hqCity hqCountry { code name } industryGroup industrySubTags employeeCountBucket foundedYear

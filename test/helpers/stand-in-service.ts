@@ -1,0 +1,52 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../../src/app.js';
+import { defaultConfig } from '../../src/config.js';
+import { createUpstream } from '../../src/upstream/create-upstream.js';
+
+/** A gateway in front of a stand-in service. */
+export interface StandIn {
+  /** POSTs a query with a key, through `app.fetch`, and returns the parsed body. */
+  gql(query: string, variables?: Record<string, unknown>): Promise<any>;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves, for every request, a one-page success envelope whose `data` is `dataFor(url)` (one
+ * credit per item), and a gateway in front of it. For records the sandbox would never send.
+ */
+export async function startStandIn(dataFor: (url: URL) => unknown[]): Promise<StandIn> {
+  const server = createServer((req, res) => {
+    const url = new URL(req.url!, 'http://stand-in');
+    const data = dataFor(url);
+    res.setHeader('content-type', 'application/json');
+    res.end(
+      JSON.stringify({
+        success: true,
+        data,
+        pagination: { hasMore: false, nextCursor: null },
+        meta: { endpoint: url.pathname, creditsUsed: data.length, creditsRemaining: 100 },
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const upstream = createUpstream({
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    timeoutMs: 1000,
+  });
+  const app = createApp(defaultConfig, { upstream });
+  return {
+    async gql(query, variables = {}) {
+      const response = await app.fetch('http://gateway/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'k' },
+        body: JSON.stringify({ query, variables }),
+      });
+      return response.json();
+    },
+    async close() {
+      await upstream.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
