@@ -7,6 +7,7 @@ import type { UpstreamClient } from './upstream/create-upstream-client.js';
 import { useCreditsExtension } from './plugins/use-credits-extension.js';
 import { usePartialErrors } from './plugins/use-partial-errors.js';
 import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
+import { useRequestParamErrors } from './plugins/use-request-param-errors.js';
 import { useVariableErrors } from './plugins/use-variable-errors.js';
 
 /** What the app needs besides its config. */
@@ -59,6 +60,8 @@ export function createApp(config: Config, deps: AppDeps) {
     // graphql-jit compiles each operation once (cached) and cut the gateway's CPU per 20-record
     // page by about 40% in bench/ (see BENCHMARKS.md).
     plugins: [
+      // Before useRequestBodyLimit, which wraps whichever request parser is chosen.
+      useRequestParamErrors(),
       useRequestBodyLimit(config.maxRequestBytes),
       useVariableErrors(),
       useGraphQlJit(),

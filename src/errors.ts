@@ -17,6 +17,8 @@ export const ErrorCode = {
   TOO_MANY_REQUESTS: 'TOO_MANY_REQUESTS',
   /** The service could not be reached, timed out, failed (5xx) or answered with a malformed body. */
   UPSTREAM_UNAVAILABLE: 'UPSTREAM_UNAVAILABLE',
+  /** The HTTP request is malformed, e.g. a `variables` parameter that is not JSON (HTTP 400). */
+  BAD_REQUEST: 'BAD_REQUEST',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
