@@ -5,6 +5,7 @@ import { apiKeyFrom, createContext, type Context } from './context.js';
 import { schema } from './schema/index.js';
 import type { UpstreamClient } from './upstream/create-upstream-client.js';
 import { useCreditsExtension } from './plugins/use-credits-extension.js';
+import { useParserLimits } from './plugins/use-parser-limits.js';
 import { usePartialErrors } from './plugins/use-partial-errors.js';
 import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
 import { useRequestParamErrors } from './plugins/use-request-param-errors.js';
@@ -63,6 +64,7 @@ export function createApp(config: Config, deps: AppDeps) {
       // Before useRequestBodyLimit, which wraps whichever request parser is chosen.
       useRequestParamErrors(),
       useRequestBodyLimit(config.maxRequestBytes),
+      useParserLimits({ maxDepth: 64, maxTokens: 20_000 }),
       useVariableErrors(),
       useGraphQlJit(),
       usePartialErrors(),
