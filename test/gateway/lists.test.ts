@@ -397,6 +397,18 @@ describe('validation happens before any request', () => {
     expect(stack.sandbox.requestLog()).toHaveLength(0);
   });
 
+  it('a date that does not exist is INVALID_INPUT, not sent to the service', async () => {
+    const response = await stack.gql(
+      `{ fundingEvents(since: "2024-04-31T10:00:00Z") { nodes { uuid } } }`,
+    );
+    expect(stack.sandbox.requestLog()).toHaveLength(0);
+    expect(response.extensions!.upstreamRequests).toBe(0);
+    expect(response.errors![0]).toMatchObject({
+      message: expect.stringMatching(/DateTime must be .*"2024-04-31T10:00:00Z"/),
+      extensions: { code: 'INVALID_INPUT' },
+    });
+  });
+
   it('a bad argument fails only its own field', async () => {
     const response = await stack.gql(
       `{ good: companies(first: 2) { nodes { uuid } } bad: fundingEvents(minAmountUsd: -1) { nodes { uuid } } }`,
