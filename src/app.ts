@@ -6,8 +6,10 @@ import { schema } from './schema/index.js';
 import { maskError } from './errors.js';
 import type { Upstream } from './upstream/create-upstream.js';
 import { useCreditsExtension } from './plugins/use-credits-extension.js';
+import { useParserLimits } from './plugins/use-parser-limits.js';
 import { usePartialErrors } from './plugins/use-partial-errors.js';
 import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
+import { useRequestParamErrors } from './plugins/use-request-param-errors.js';
 import { useVariableErrors } from './plugins/use-variable-errors.js';
 
 /** What the app needs besides its config. */
@@ -62,7 +64,10 @@ export function createApp(config: Config, deps: AppDeps) {
     // graphql-jit compiles each operation once (cached) and cut the gateway's CPU per 20-record
     // page by about 40% in bench/ (see BENCHMARKS.md).
     plugins: [
+      // Before useRequestBodyLimit, which wraps whichever request parser is chosen.
+      useRequestParamErrors(),
       useRequestBodyLimit(config.maxRequestBytes),
+      useParserLimits({ maxDepth: 64, maxTokens: 20_000 }),
       useVariableErrors(),
       useGraphQlJit(),
       usePartialErrors(),

@@ -19,6 +19,14 @@ export const ErrorCode = {
   TOO_MANY_REQUESTS: 'TOO_MANY_REQUESTS',
   /** The service could not be reached, timed out, failed (5xx) or answered with a malformed body. */
   UPSTREAM_UNAVAILABLE: 'UPSTREAM_UNAVAILABLE',
+  /** The HTTP request is malformed, e.g. a `variables` parameter that is not JSON (HTTP 400). */
+  BAD_REQUEST: 'BAD_REQUEST',
+  /** A variable's value does not fit its type, e.g. 1.5 or "2000" for an Int (no scalar code). */
+  BAD_USER_INPUT: 'BAD_USER_INPUT',
+  /** The request body is above `MAX_REQUEST_BYTES` (HTTP 413; the connection is closed). */
+  REQUEST_ENTITY_TOO_LARGE: 'REQUEST_ENTITY_TOO_LARGE',
+  /** The document nests selection sets, lists and arguments too deep to parse (HTTP 400). */
+  DOCUMENT_TOO_DEEP: 'DOCUMENT_TOO_DEEP',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

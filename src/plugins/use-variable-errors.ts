@@ -1,9 +1,25 @@
-import { getOperationAST, type GraphQLError } from 'graphql';
+import { getOperationAST, GraphQLError } from 'graphql';
 import { getVariableValues } from 'graphql/execution/values.js';
 import type { Plugin } from 'graphql-yoga';
+import { ErrorCode } from '../errors.js';
+
+/** The error with a code: its own (a scalar's INVALID_INPUT), else BAD_USER_INPUT. */
+function withCode(error: GraphQLError): GraphQLError {
+  if (error.extensions.code !== undefined) return error;
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions: { ...error.extensions, code: ErrorCode.BAD_USER_INPUT },
+  });
+}
 
 /**
- * Coerces the operation's variables with graphql-js before execution and answers its errors.
+ * Coerces the operation's variables with graphql-js before execution and answers its errors, each
+ * with an `extensions.code`: the scalar's own where it has one (INVALID_INPUT from DateTime),
+ * otherwise BAD_USER_INPUT (e.g. 1.5 or "2000" for an Int, a required variable not sent).
  * graphql-jit (which executes operations here) reports a bad variable only as "Expected type X",
  * dropping the scalar's own message and `extensions.code`, e.g. which ISO-8601 forms DateTime takes.
  */
@@ -19,7 +35,7 @@ export function useVariableErrors(): Plugin {
         { maxErrors: 10 },
       );
       if (coerced.errors) {
-        setResultAndStopExecution({ errors: coerced.errors as GraphQLError[] });
+        setResultAndStopExecution({ errors: coerced.errors.map(withCode) });
       }
     },
   };

@@ -3,20 +3,49 @@ import { ErrorCode } from '../errors.js';
 import { builder } from './builder.js';
 
 const ISO_8601 =
-  /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i;
+  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):?(\d{2})))?$/i;
 
 function invalid(message: string) {
   return new GraphQLError(message, { extensions: { code: ErrorCode.INVALID_INPUT } });
 }
 
-/** Accepts an ISO-8601 date or date-time and returns it unchanged; throws INVALID_INPUT. */
+function daysIn(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+/** Whether the fields matched by ISO_8601 name a real date, time of day and zone offset. */
+function exists(match: RegExpExecArray): boolean {
+  const field = (index: number) => Number(match[index] ?? 0);
+  const [year, month, day] = [field(1), field(2), field(3)];
+  const [hour, minute, second] = [field(4), field(5), field(6)];
+  const [offsetHours, offsetMinutes] = [field(7), field(8)];
+  return (
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysIn(year, month) &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 59 &&
+    offsetMinutes <= 59 &&
+    offsetHours * 60 + offsetMinutes <= 14 * 60
+  );
+}
+
+/**
+ * Accepts an ISO-8601 date or date-time and returns it unchanged; throws INVALID_INPUT. The date,
+ * the time of day and the zone offset (at most ±14:00) must exist: `Date.parse` alone would roll
+ * "2024-04-31" over to May 1st and take hour 24 as the next day.
+ */
 export function parseDateTime(value: unknown): string {
-  if (typeof value !== 'string' || !ISO_8601.test(value) || Number.isNaN(Date.parse(value))) {
+  const match = typeof value === 'string' ? ISO_8601.exec(value) : null;
+  if (!match || !exists(match) || Number.isNaN(Date.parse(value as string))) {
     throw invalid(
       `DateTime must be an ISO-8601 date or date-time such as "2024-05-01T12:00:00.000Z" (got ${JSON.stringify(value)})`,
     );
   }
-  return value;
+  return value as string;
 }
 
 builder.scalarType('DateTime', {

@@ -403,6 +403,58 @@ describe('validation happens before any request', () => {
     expect(stack.sandbox.requestLog()).toHaveLength(0);
   });
 
+  it.each([
+    ['a fraction', { y: 1.5 }],
+    ['an integer above 32 bits', { y: 2147483648 }],
+    ['a string of digits', { y: '2000' }],
+    ['a list', { y: [2000] }],
+    ['nothing, for a required variable', {}, 'Int!'],
+  ])('an Int variable given %s is BAD_USER_INPUT', async (_what, variables, type = 'Int') => {
+    const response = await stack.gql(
+      `query ($y: ${type}) { companies(foundedYearMin: $y) { nodes { uuid } } }`,
+      variables,
+    );
+    expect(response.data).toBeUndefined();
+    expect(response.errors).toEqual([
+      expect.objectContaining({
+        message: expect.stringContaining('$y'),
+        extensions: { code: 'BAD_USER_INPUT' },
+      }),
+    ]);
+    expect(response.extensions).toEqual({
+      credits: { used: 0, remaining: null },
+      upstreamRequests: 0,
+    });
+    expect(stack.sandbox.requestLog()).toHaveLength(0);
+  });
+
+  it("a variable's own scalar code is kept, next to BAD_USER_INPUT for the others", async () => {
+    const response = await stack.gql(
+      `query ($s: DateTime, $f: Float, $r: [String!]) {
+        fundingEvents(since: $s, minAmountUsd: $f, round: $r) { nodes { uuid } }
+      }`,
+      { s: 'last week', f: 'a lot', r: [null] },
+    );
+    expect(response.errors!.map((e) => [e.message.slice(0, 12), e.extensions])).toEqual([
+      ['Variable "$s', { code: 'INVALID_INPUT' }],
+      ['Variable "$f', { code: 'BAD_USER_INPUT' }],
+      ['Variable "$r', { code: 'BAD_USER_INPUT' }],
+    ]);
+    expect(stack.sandbox.requestLog()).toHaveLength(0);
+  });
+
+  it('a date that does not exist is INVALID_INPUT, not sent to the service', async () => {
+    const response = await stack.gql(
+      `{ fundingEvents(since: "2024-04-31T10:00:00Z") { nodes { uuid } } }`,
+    );
+    expect(stack.sandbox.requestLog()).toHaveLength(0);
+    expect(response.extensions!.upstreamRequests).toBe(0);
+    expect(response.errors![0]).toMatchObject({
+      message: expect.stringMatching(/DateTime must be .*"2024-04-31T10:00:00Z"/),
+      extensions: { code: 'INVALID_INPUT' },
+    });
+  });
+
   it('a bad argument fails only its own field', async () => {
     const response = await stack.gql(
       `{ good: companies(first: 2) { nodes { uuid } } bad: fundingEvents(minAmountUsd: -1) { nodes { uuid } } }`,

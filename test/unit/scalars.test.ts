@@ -46,4 +46,43 @@ describe('DateTime', () => {
       );
     }
   });
+
+  it('accepts every real calendar date, time and zone offset', () => {
+    for (const good of [
+      '2024-02-29',
+      '2000-02-29T00:00:00Z',
+      '2024-12-31T23:59:59.999999999Z',
+      '2024-01-31T00:00:00+14:00',
+      '2024-01-31T00:00:00-14:00',
+      '2024-05-01T12:00:00+0530',
+      '2024-05-01T12:00:00-09:30',
+    ]) {
+      expect(parseDateTime(good)).toBe(good);
+    }
+  });
+
+  it('rejects dates and times that do not exist, which Date.parse would roll over', () => {
+    for (const bad of [
+      '2024-04-31T10:00:00Z',
+      '2023-02-29T00:00:00Z',
+      '1900-02-29',
+      '2024-13-01',
+      '2024-00-10',
+      '2024-05-00',
+      '2024-05-32',
+      '2024-05-01T24:00:00Z',
+      '2024-05-01T25:00:00Z',
+      '2024-05-01T12:60:00Z',
+      '2024-05-01T12:00:60Z',
+      '2024-05-01T12:00:00+14:01',
+      '2024-05-01T12:00:00-15:00',
+      '2024-05-01T12:00:00+23:59',
+      '2024-05-01T12:00:00+02:60',
+      '2024-05-01T12:00:00.1234567890Z',
+    ]) {
+      expect(() => parseDateTime(bad), bad).toThrowError(
+        expect.objectContaining({ extensions: { code: 'INVALID_INPUT' } }),
+      );
+    }
+  });
 });

@@ -1,0 +1,101 @@
+import { GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { ErrorCode } from '../errors.js';
+
+/** Limits on a GraphQL document, checked before and while it is parsed. */
+export interface ParserLimits {
+  /** Deepest nesting of `{`, `[` and `(` together (default 64). */
+  maxDepth?: number;
+  /** Most lexical tokens, comments not counted (default 20,000; graphql-js's `maxTokens`). */
+  maxTokens?: number;
+}
+
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const OPEN_PAREN = 0x28;
+const CLOSE_PAREN = 0x29;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const HASH = 0x23;
+const NEWLINE = 0x0a;
+const RETURN = 0x0d;
+
+/**
+ * Whether `source` nests `{`, `[` and `(` more than `limit` deep, outside strings, block strings
+ * and comments. One pass over the characters, no allocation. A malformed document (unbalanced,
+ * unterminated string) is left to the parser to report.
+ */
+function nestsDeeperThan(source: string, limit: number): boolean {
+  let depth = 0;
+  const end = source.length;
+  for (let i = 0; i < end; i++) {
+    const c = source.charCodeAt(i);
+    if (c === OPEN_BRACE || c === OPEN_BRACKET || c === OPEN_PAREN) {
+      if (++depth > limit) return true;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET || c === CLOSE_PAREN) {
+      if (depth > 0) depth--;
+    } else if (c === HASH) {
+      while (
+        i + 1 < end &&
+        source.charCodeAt(i + 1) !== NEWLINE &&
+        source.charCodeAt(i + 1) !== RETURN
+      )
+        i++;
+    } else if (c === QUOTE) {
+      if (source.startsWith('""', i + 1)) {
+        // A block string ends at the next `"""` not escaped as `\"""`.
+        i += 3;
+        while (i < end && !source.startsWith('"""', i)) {
+          i += source.startsWith('\\"""', i) ? 4 : 1;
+        }
+        i += 2;
+      } else {
+        // A string ends at the next unescaped `"`, or (malformed) at the end of the line.
+        for (i++; i < end; i++) {
+          const s = source.charCodeAt(i);
+          if (s === BACKSLASH) i++;
+          else if (s === QUOTE || s === NEWLINE || s === RETURN) break;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+function tooDeep(maxDepth: number) {
+  return new GraphQLError(
+    `The document is nested more than ${maxDepth} levels deep (selection sets, lists and arguments together); nothing ran. Flatten the query or split it into several.`,
+    { extensions: { code: ErrorCode.DOCUMENT_TOO_DEEP, http: { status: 400 } } },
+  );
+}
+
+/**
+ * Refuses documents that would make graphql-js's recursive parser overflow the stack (a 500 and
+ * a stack trace on stderr per request) or spend long on a huge document:
+ *
+ * - nested deeper than `maxDepth`: DOCUMENT_TOO_DEEP, found by a scan of the source before
+ *   parsing;
+ * - more than `maxTokens` tokens: graphql-js stops parsing with its own syntax error, which says
+ *   so and which Yoga answers as GRAPHQL_PARSE_FAILED like any document that does not parse (a
+ *   code of our own would mean matching graphql-js's message text).
+ *
+ * Both are parse errors to Yoga: HTTP 400 under `Accept: application/graphql-response+json`, 200
+ * under `application/json` alone, as the GraphQL-over-HTTP spec asks.
+ *
+ * Wraps the parse function rather than replacing it, so Yoga's parse cache still answers a
+ * document it has seen (refusals included) without a second scan.
+ */
+export function useParserLimits({ maxDepth = 64, maxTokens = 20_000 }: ParserLimits = {}): Plugin {
+  return {
+    onParse({ parseFn, setParseFn }) {
+      setParseFn((source, options) => {
+        if (nestsDeeperThan(typeof source === 'string' ? source : source.body, maxDepth)) {
+          throw tooDeep(maxDepth);
+        }
+        return parseFn(source, { ...options, maxTokens });
+      });
+    },
+  };
+}
