@@ -4,7 +4,9 @@ import type { Config } from './config.js';
 import { apiKeyFrom, createContext, type Context } from './context.js';
 import { schema } from './schema/index.js';
 import { maskError } from './errors.js';
+import { createEstimator } from './estimate/estimate-operation.js';
 import type { Upstream } from './upstream/create-upstream.js';
+import { useCreditBudget } from './plugins/use-credit-budget.js';
 import { useCreditsExtension } from './plugins/use-credits-extension.js';
 import { useParserLimits } from './plugins/use-parser-limits.js';
 import { usePartialErrors } from './plugins/use-partial-errors.js';
@@ -52,6 +54,15 @@ query LatestFunding {
  * main.ts. Nothing listens here. Serves POST and GET on /graphql and GraphiQL (bundled, no CDN).
  */
 export function createApp(config: Config, deps: AppDeps) {
+  const estimate = createEstimator(schema, {
+    defaultPageSize: config.defaultPageSize,
+    maxPageSize: config.maxPageSize,
+    secret: config.cursorSecret,
+  });
+  const graphiqlHeaders = {
+    ...(deps.graphiqlApiKey ? { 'X-API-Key': deps.graphiqlApiKey } : {}),
+    'X-Credit-Budget': String(config.creditBudgetDefault),
+  };
   return createYoga<Record<string, unknown>, Context>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -59,7 +70,7 @@ export function createApp(config: Config, deps: AppDeps) {
     // Checked by useRequestBodyLimit, at a fraction of the cost.
     maxRequestBodySize: false,
     context: ({ request }) =>
-      createContext(config, deps.upstream.call, apiKeyFrom(request.headers)),
+      createContext(config, deps.upstream.call, apiKeyFrom(request.headers), request.signal),
     maskedErrors: { maskError },
     // graphql-jit compiles each operation once (cached) and cut the gateway's CPU per 20-record
     // page by about 40% in bench/ (see BENCHMARKS.md).
@@ -69,6 +80,13 @@ export function createApp(config: Config, deps: AppDeps) {
       useRequestBodyLimit(config.maxRequestBytes),
       useParserLimits({ maxDepth: 64, maxTokens: 20_000 }),
       useVariableErrors(),
+      // After useVariableErrors: it estimates with the coerced variables, before anything runs.
+      useCreditBudget({
+        estimate,
+        defaultBudget: config.creditBudgetDefault,
+        maxBudget: config.creditBudgetMax,
+        maxRecords: config.maxResponseRecords,
+      }),
       useGraphQlJit(),
       usePartialErrors(),
       useCreditsExtension(),
@@ -79,7 +97,7 @@ export function createApp(config: Config, deps: AppDeps) {
     graphiql: {
       title: 'Business-Signals GraphQL',
       defaultQuery: EXAMPLE_QUERY,
-      headers: JSON.stringify(deps.graphiqlApiKey ? { 'X-API-Key': deps.graphiqlApiKey } : {}),
+      headers: JSON.stringify(graphiqlHeaders),
     },
     logging: 'warn',
   });

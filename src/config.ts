@@ -55,6 +55,24 @@ export const settings = {
     500,
     'largest `first`; above 100 the gateway chains upstream pages',
   ),
+  creditBudgetDefault: setting(
+    'CREDIT_BUDGET_DEFAULT',
+    integer(0, 'CREDIT_BUDGET_MAX'),
+    1_000,
+    'credits one operation may spend when its request sends no `X-Credit-Budget`; an operation whose estimate is above its budget is refused before it spends',
+  ),
+  creditBudgetMax: setting(
+    'CREDIT_BUDGET_MAX',
+    integer(0, 100_000_000),
+    10_000,
+    'the largest budget a request may ask for in `X-Credit-Budget` (a larger one is lowered to it)',
+  ),
+  maxResponseRecords: setting(
+    'MAX_RESPONSE_RECORDS',
+    integer(1, 100_000_000),
+    10_000,
+    'the most records (embedded ones included) an answer may hold by the estimate; a larger one is refused before it runs',
+  ),
   maxRequestBytes: setting(
     'MAX_REQUEST_BYTES',
     integer(1_000, 100_000_000),

@@ -26,12 +26,21 @@ export function apiKeyFrom(headers: Headers): string | null {
   return match?.[1]?.trim() || null;
 }
 
-/** Builds the context of one operation; the key lives here and nowhere else. */
-export function createContext(config: Config, call: UpstreamCall, apiKey: string | null): Context {
+/**
+ * Builds the context of one operation; the key lives here and nowhere else. `signal` (the HTTP
+ * request's) aborts its upstream requests when the client goes away.
+ */
+export function createContext(
+  config: Config,
+  call: UpstreamCall,
+  apiKey: string | null,
+  signal?: AbortSignal,
+): Context {
   const upstream = new UpstreamSession({
     call,
     apiKey,
     concurrency: config.upstreamConcurrency,
+    signal,
   });
   return { config, upstream, records: new RecordStore(upstream), fieldErrors: [] };
 }

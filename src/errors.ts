@@ -19,6 +19,12 @@ export const ErrorCode = {
   TOO_MANY_REQUESTS: 'TOO_MANY_REQUESTS',
   /** The service could not be reached, timed out, failed (5xx) or answered with a malformed body. */
   UPSTREAM_UNAVAILABLE: 'UPSTREAM_UNAVAILABLE',
+  /** The operation's estimate is above its budget: refused before any upstream request. */
+  CREDIT_BUDGET_EXCEEDED: 'CREDIT_BUDGET_EXCEEDED',
+  /** The operation reached its credit limit while running: the rest was not fetched. */
+  CREDIT_BUDGET_EXHAUSTED: 'CREDIT_BUDGET_EXHAUSTED',
+  /** The answer could hold more records than `MAX_RESPONSE_RECORDS`: refused before running. */
+  RESPONSE_TOO_LARGE: 'RESPONSE_TOO_LARGE',
   /** The HTTP request is malformed, e.g. a `variables` parameter that is not JSON (HTTP 400). */
   BAD_REQUEST: 'BAD_REQUEST',
   /** A variable's value does not fit its type, e.g. 1.5 or "2000" for an Int (no scalar code). */
@@ -41,6 +47,14 @@ export interface ErrorDetails {
   retryAfter?: number;
   /** The upstream HTTP status, when there was one. */
   upstreamStatus?: number;
+  /** The operation's worst case in credits (CREDIT_BUDGET_EXCEEDED). */
+  estimate?: number;
+  /** The credits the operation was allowed (CREDIT_BUDGET_EXCEEDED). */
+  budget?: number;
+  /** Records the answer could hold (RESPONSE_TOO_LARGE). */
+  records?: number;
+  /** The limit that was passed (RESPONSE_TOO_LARGE). */
+  limit?: number;
 }
 
 /** A `GraphQLError` with a stable code; Yoga passes it to the client unmasked. */

@@ -1,6 +1,6 @@
 import type { AcquisitionRecord } from '../upstream/types.js';
 import { companyNode } from './company-node.js';
-import { findInList, justBefore, withId } from './find-in-list.js';
+import { findInList, lookupCost, justBefore, withId } from './find-in-list.js';
 import { NodeType } from './node-type.js';
 
 /** An acquisition: among its acquirer's (or, without one, its target's) deals since discovery. */
@@ -19,6 +19,7 @@ export const acquisitionNode = new NodeType<AcquisitionRecord, 'companyId' | 'di
       withId<AcquisitionRecord>(uuid),
     );
   },
+  findCost: ({ companyId }) => (companyId ? lookupCost() : 0),
   embeds(deal, prime) {
     prime(companyNode, deal.acquirer);
     prime(companyNode, deal.target);

@@ -6,6 +6,16 @@ import type { UpstreamSession } from '../upstream/upstream-session.js';
 /** Page sizes of a lookup: the usual case costs one request and one credit. */
 export const LOOKUP_PAGE_LIMITS = [1, 5, 20] as const;
 
+/** Page sizes of a lookup whose filter names the record exactly (a domain, a person's id). */
+export const FIRST_RECORD_ONLY = [1] as const;
+
+/** The most credits {@link findInList} can spend with these page sizes: every page, full. */
+export function lookupCost(limits: readonly number[] = LOOKUP_PAGE_LIMITS): number {
+  let credits = 0;
+  for (const limit of limits) credits += limit;
+  return credits;
+}
+
 /**
  * Finds a record by narrowing a list with `filters` and paging (with growing page sizes) until
  * `pick` returns it; null when the list ends or the pages run out. Null items are skipped.

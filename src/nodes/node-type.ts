@@ -33,6 +33,11 @@ export interface NodeDefinition<T extends { id: string }, H extends string, Ref 
   readonly hints: { readonly [K in H]: (record: Ref) => string | null | undefined };
   /** Finds the record upstream; null when none matches. Rejects with an `UpstreamError`. */
   find(session: UpstreamSession, id: NodeId<H>): Promise<T | null>;
+  /**
+   * The most credits {@link find} can spend for this id (every page it may read, full), from the
+   * same page sizes `find` uses. The credit estimate counts it for every lookup.
+   */
+  findCost(id: NodeId<H>): number;
   /** Hands every record embedded in `record` to `prime`, with its node type. */
   embeds?(record: T, prime: Prime): void;
 }
@@ -93,6 +98,11 @@ export class NodeType<
   /** Finds the record upstream; see {@link NodeDefinition.find}. */
   find(session: UpstreamSession, id: NodeId<H>): Promise<T | null> {
     return this.#definition.find(session, id);
+  }
+
+  /** The most credits {@link find} can spend for this id; see {@link NodeDefinition.findCost}. */
+  findCost(id: NodeId<H>): number {
+    return this.#definition.findCost(id);
   }
 
   /** Hands the records embedded in `record` to `prime`. */

@@ -1,13 +1,19 @@
 import type { PersonRecord } from '../upstream/types.js';
-import { findInList, withId } from './find-in-list.js';
+import { FIRST_RECORD_ONLY, findInList, lookupCost, withId } from './find-in-list.js';
 import { NodeType } from './node-type.js';
 
 /** A person: the service has no person directory, so one is read from their moves (one credit). */
 export const personNode = new NodeType<PersonRecord, never>({
   typename: 'Person',
   hints: {},
+  // Every move the `personId` filter returns is theirs: the first one is enough.
   find: (session, { uuid }) =>
-    findInList(session, 'execMoves', { personId: uuid }, (move) =>
-      withId<PersonRecord>(uuid)(move.person),
+    findInList(
+      session,
+      'execMoves',
+      { personId: uuid },
+      (move) => withId<PersonRecord>(uuid)(move.person),
+      FIRST_RECORD_ONLY,
     ),
+  findCost: () => lookupCost(FIRST_RECORD_ONLY),
 });

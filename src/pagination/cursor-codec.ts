@@ -102,3 +102,15 @@ export function decodeCursor(
   }
   return { upstream, skip, done: doneText === '1' };
 }
+
+/**
+ * Where a cursor says its connection resumes, read without checking it (for the credit estimate,
+ * before anything runs): the records it skips in its upstream page and whether the list is done.
+ * Null for anything that is not a cursor of this form; the resolver refuses those for nothing.
+ */
+export function peekPosition(cursor: string): Pick<ConnectionPosition, 'skip' | 'done'> | null {
+  const parts = cursor.split('.', 3);
+  if (parts[0] !== VERSION || !/^\d{1,3}$/.test(parts[1] ?? '')) return null;
+  const skip = Number(parts[1]);
+  return skip <= MAX_SKIP ? { skip, done: parts[2] === '1' } : null;
+}

@@ -1,6 +1,7 @@
 import { invalidArgument } from '../errors.js';
 import { buildFilterQuery } from '../upstream/build-query.js';
 import type { EndpointFilters, EndpointName, EndpointRecords } from '../upstream/endpoints.js';
+import { UpstreamError } from '../upstream/upstream-error.js';
 import type { UpstreamSession } from '../upstream/upstream-session.js';
 import {
   cursorEncoder,
@@ -73,7 +74,8 @@ export function pageSize(args: ConnectionArgs, options: PagingOptions): number {
  * an edge in the middle of a page re-reads that page up to it (those records are charged again).
  * Cursors are bound to the endpoint and filters they were issued for. When a later upstream page
  * fails, the edges already fetched are returned and the error goes to `onPartialFailure` (without
- * it, the error is thrown).
+ * it, the error is thrown). When the operation's credits run out, the connection ends where it
+ * got to, even with no edge: `hasNextPage` is true and `endCursor` resumes from there.
  */
 export async function resolveUpstreamConnection<E extends EndpointName>(
   session: UpstreamSession,
@@ -94,6 +96,8 @@ export async function resolveUpstreamConnection<E extends EndpointName>(
 
   const edges: Edge<EndpointRecords[E]>[] = [];
   let hasNextPage = false;
+  /** Where the connection stopped short with no edge: the position it started from. */
+  let stoppedAt: string | null = null;
   let cursor = start.upstream;
   let skip = start.skip;
   while (!start.done && edges.length < first) {
@@ -101,13 +105,15 @@ export async function resolveUpstreamConnection<E extends EndpointName>(
     const limit = Math.min(UPSTREAM_MAX_LIMIT, want + skip);
     let page;
     try {
-      page = await session.page(endpoint, filterQuery, { cursor, limit });
+      page = await session.page(endpoint, filterQuery, { cursor, limit, skip });
     } catch (error) {
       // Records already paid for are not thrown away because a later page failed (say, the
       // credits ran out mid-way): return them, report the error, and let the client resume.
-      if (edges.length === 0 || !onPartialFailure) throw error;
+      const spent = error instanceof UpstreamError && error.failure === 'budget';
+      if (!onPartialFailure || (edges.length === 0 && !spent)) throw error;
       onPartialFailure(error);
       hasNextPage = true;
+      stoppedAt = args.after ?? null;
       break;
     }
     const { data, pagination } = page;
@@ -144,7 +150,7 @@ export async function resolveUpstreamConnection<E extends EndpointName>(
         return edges[0]?.cursor ?? null;
       },
       get endCursor() {
-        return edges.at(-1)?.cursor ?? null;
+        return edges.at(-1)?.cursor ?? stoppedAt;
       },
     },
   };

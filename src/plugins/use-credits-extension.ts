@@ -3,33 +3,45 @@ import type { Context } from '../context.js';
 
 /** What every response reports in `extensions`. */
 export interface CreditExtensions {
-  credits: { used: number; remaining: number | null };
+  credits: {
+    /** Credits the service charged this operation. */
+    used: number;
+    /** The workspace's credits left, from the freshest response; null without one. */
+    remaining: number | null;
+    /** The operation's worst case, estimated before it ran; null when it never ran. */
+    estimate: number | null;
+    /** The credits the operation was allowed; null when it never ran. */
+    budget: number | null;
+  };
   upstreamRequests: number;
 }
 
 const NOTHING_SPENT: CreditExtensions = {
-  credits: { used: 0, remaining: null },
+  credits: { used: 0, remaining: null, estimate: null, budget: null },
   upstreamRequests: 0,
 };
 
 /**
- * Adds `extensions.credits` ({ used, remaining }) and `extensions.upstreamRequests` to every
+ * Adds `extensions.credits` ({ used, remaining, estimate, budget }) and `extensions.upstreamRequests` to every
  * result: from the operation's ledger after execution, and as zero for requests that never reached
  * execution (a syntax or validation error).
  */
 export function useCreditsExtension(): Plugin {
   return {
     onExecutionResult({ result, setResult, context }) {
-      const ledger = (context as Partial<Context>).upstream?.ledger;
-      if (!ledger || !result || Symbol.asyncIterator in result) return;
-      setResult({
-        ...result,
-        extensions: {
-          ...result.extensions,
-          credits: { used: ledger.used, remaining: ledger.remaining },
-          upstreamRequests: ledger.requests,
+      const upstream = (context as Partial<Context>).upstream;
+      if (!upstream || !result || Symbol.asyncIterator in result) return;
+      const { ledger, budget } = upstream;
+      const extensions: CreditExtensions = {
+        credits: {
+          used: ledger.used,
+          remaining: ledger.remaining,
+          estimate: budget.estimate,
+          budget: budget.budget,
         },
-      });
+        upstreamRequests: ledger.requests,
+      };
+      setResult({ ...result, extensions: { ...result.extensions, ...extensions } });
     },
     onResultProcess({ result, setResult }) {
       if (Array.isArray(result) || Symbol.asyncIterator in result) return;

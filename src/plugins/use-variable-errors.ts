@@ -1,7 +1,7 @@
-import { getOperationAST, GraphQLError } from 'graphql';
-import { getVariableValues } from 'graphql/execution/values.js';
+import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { ErrorCode } from '../errors.js';
+import { coercedVariables } from './coerced-variables.js';
 
 /** The error with a code: its own (a scalar's INVALID_INPUT), else BAD_USER_INPUT. */
 function withCode(error: GraphQLError): GraphQLError {
@@ -26,14 +26,7 @@ function withCode(error: GraphQLError): GraphQLError {
 export function useVariableErrors(): Plugin {
   return {
     onExecute({ args, setResultAndStopExecution }) {
-      const operation = getOperationAST(args.document, args.operationName);
-      if (!operation?.variableDefinitions?.length) return;
-      const coerced = getVariableValues(
-        args.schema,
-        operation.variableDefinitions,
-        (args.variableValues ?? {}) as Record<string, unknown>,
-        { maxErrors: 10 },
-      );
+      const coerced = coercedVariables(args);
       if (coerced.errors) {
         setResultAndStopExecution({ errors: coerced.errors.map(withCode) });
       }

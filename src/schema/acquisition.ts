@@ -3,6 +3,7 @@ import { builder } from './builder.js';
 import { compact } from './field-helpers.js';
 import { filterArgs } from './filter-args.js';
 import { upstreamList } from './upstream-list.js';
+import { CONNECTION_COST } from '../estimate/credit-cost.js';
 import { AcquisitionConnection, AcquisitionRef, CompanyRef, SourceRef } from './refs.js';
 
 builder.node(AcquisitionRef, {
@@ -48,6 +49,7 @@ builder.queryField('acquisitions', (t) =>
       description: 'Acquisitions and mergers (GET /v1/acquisitions), newest discovery first.',
       args: filterArgs(t.arg, 'acquisitions'),
       resolve: upstreamList('acquisitions'),
+      extensions: CONNECTION_COST,
     },
     AcquisitionConnection,
   ),

@@ -1,6 +1,7 @@
 import SchemaBuilder from '@pothos/core';
 import RelayPlugin from '@pothos/plugin-relay';
 import type { Context } from '../context.js';
+import { NODE_LOOKUP_COST, NODES_LOOKUP_COST } from '../estimate/lookup-costs.js';
 import { decodeGlobalId, encodeGlobalId } from '../nodes/global-id.js';
 
 /** The one set of type parameters every resolver is checked against. */
@@ -22,6 +23,8 @@ export const builder = new SchemaBuilder<SchemaTypes>({
     nodesOnConnection: true,
     edgesFieldOptions: { nullable: false },
     nodeFieldOptions: { nullable: false },
+    nodeQueryOptions: { extensions: NODE_LOOKUP_COST },
+    nodesQueryOptions: { extensions: NODES_LOOKUP_COST },
     encodeGlobalID: encodeGlobalId,
     decodeGlobalID: (globalId) => decodeGlobalId(globalId),
   },

@@ -1,8 +1,10 @@
-import { companyNode, findCompanyByDomain } from '../nodes/company-node.js';
+import { keyedLookupCost } from '../estimate/lookup-costs.js';
+import { COMPANY_BY_DOMAIN_COST, companyNode, findCompanyByDomain } from '../nodes/company-node.js';
 import type { CompanyRecord } from '../upstream/types.js';
 import { builder } from './builder.js';
 import { filterArgs } from './filter-args.js';
 import { upstreamList } from './upstream-list.js';
+import { CONNECTION_COST } from '../estimate/credit-cost.js';
 import {
   AcquisitionConnection,
   AcquisitionRef,
@@ -49,6 +51,7 @@ builder.node(CompanyRef, {
         description: "This company's funding rounds, newest discovery first.",
         args: filterArgs(t.arg, 'fundingEvents', ofCompany),
         resolve: upstreamList('fundingEvents', ofCompany),
+        extensions: CONNECTION_COST,
       },
       FundingEventConnection,
     ),
@@ -58,6 +61,7 @@ builder.node(CompanyRef, {
         description: 'Acquisitions and mergers where this company is the acquirer or the target.',
         args: filterArgs(t.arg, 'acquisitions', ofCompany),
         resolve: upstreamList('acquisitions', ofCompany),
+        extensions: CONNECTION_COST,
       },
       AcquisitionConnection,
     ),
@@ -67,6 +71,7 @@ builder.node(CompanyRef, {
         description: 'Executive moves at this company, newest discovery first.',
         args: filterArgs(t.arg, 'execMoves', ofCompany),
         resolve: upstreamList('execMoves', ofCompany),
+        extensions: CONNECTION_COST,
       },
       ExecMoveConnection,
     ),
@@ -80,6 +85,7 @@ builder.queryFields((t) => ({
       description: "The company directory (GET /v1/companies), in the service's order.",
       args: filterArgs(t.arg, 'companies'),
       resolve: upstreamList('companies'),
+      extensions: CONNECTION_COST,
     },
     CompanyConnection,
   ),
@@ -93,6 +99,7 @@ builder.queryFields((t) => ({
       uuid: t.arg.id({ description: "The service's UUID." }),
       domain: t.arg.string({ description: 'The exact company domain.' }),
     },
+    extensions: keyedLookupCost(companyNode, COMPANY_BY_DOMAIN_COST),
     resolve: (_root, args, { records, upstream }) => {
       const [argument, value] = exactlyOne(args, ['id', 'uuid', 'domain']);
       if (argument === 'domain') return findCompanyByDomain(upstream, value);

@@ -3,6 +3,7 @@ import { builder } from './builder.js';
 import { compact } from './field-helpers.js';
 import { filterArgs } from './filter-args.js';
 import { upstreamList } from './upstream-list.js';
+import { CONNECTION_COST } from '../estimate/credit-cost.js';
 import { CompanyRef, ExecMoveConnection, ExecMoveRef, PersonRef, SourceRef } from './refs.js';
 
 builder.node(ExecMoveRef, {
@@ -47,6 +48,7 @@ builder.queryField('execMoves', (t) =>
       description: 'Executive moves (GET /v1/exec-moves), newest discovery first.',
       args: filterArgs(t.arg, 'execMoves'),
       resolve: upstreamList('execMoves'),
+      extensions: CONNECTION_COST,
     },
     ExecMoveConnection,
   ),

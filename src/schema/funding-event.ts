@@ -1,8 +1,11 @@
+import { creditCostExtension } from '../estimate/credit-cost.js';
 import { fundingEventNode } from '../nodes/funding-event-node.js';
+import { investorNode } from '../nodes/investor-node.js';
 import { builder } from './builder.js';
 import { compact } from './field-helpers.js';
 import { filterArgs } from './filter-args.js';
 import { upstreamList } from './upstream-list.js';
+import { CONNECTION_COST } from '../estimate/credit-cost.js';
 import {
   CompanyRef,
   FundingEventConnection,
@@ -11,6 +14,12 @@ import {
   SourceRef,
   type InvestorStub,
 } from './refs.js';
+
+/**
+ * The most investors the credit estimate counts per round (the sandbox's rounds name up to six).
+ * A round with more is still served: the operation's spending stops at its estimate regardless.
+ */
+export const ROUND_INVESTORS_COUNTED = 10;
 
 builder.node(FundingEventRef, {
   description: 'A funding round (GET /v1/funding-events).',
@@ -40,6 +49,12 @@ builder.node(FundingEventRef, {
         "The round's investors. `id`, `uuid` and `name` come with the event; any other field loads each distinct investor once per operation (one request each, made concurrently; usually one credit each).",
       resolve: (event) =>
         compact(event.investors)?.map((ref): InvestorStub => ({ ...ref, stub: true })) ?? null,
+      extensions: creditCostExtension({
+        kind: 'references',
+        maxItems: ROUND_INVESTORS_COUNTED,
+        free: ['id', 'uuid', 'name'],
+        loadCost: investorNode.findCost({ uuid: '', name: 'any' }),
+      }),
     }),
     announcedAt: t.expose('announcedAt', { type: 'DateTime', nullable: true }),
     discoveredAt: t.expose('discoveredAt', { type: 'DateTime', nullable: true }),
@@ -58,6 +73,7 @@ builder.queryField('fundingEvents', (t) =>
       description: 'Funding rounds (GET /v1/funding-events), newest discovery first.',
       args: filterArgs(t.arg, 'fundingEvents'),
       resolve: upstreamList('fundingEvents'),
+      extensions: CONNECTION_COST,
     },
     FundingEventConnection,
   ),

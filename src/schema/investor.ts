@@ -1,10 +1,16 @@
 import type { Context } from '../context.js';
-import { findInvestorByDomain, investorNode } from '../nodes/investor-node.js';
+import { keyedLookupCost } from '../estimate/lookup-costs.js';
+import {
+  findInvestorByDomain,
+  INVESTOR_BY_DOMAIN_COST,
+  investorNode,
+} from '../nodes/investor-node.js';
 import type { InvestorRecord } from '../upstream/types.js';
 import { builder } from './builder.js';
 import { exactlyOne } from './field-helpers.js';
 import { filterArgs } from './filter-args.js';
 import { upstreamList } from './upstream-list.js';
+import { CONNECTION_COST } from '../estimate/credit-cost.js';
 import { CountryRef, InvestorConnection, InvestorRefType, type InvestorStub } from './refs.js';
 
 /**
@@ -55,6 +61,7 @@ builder.queryFields((t) => ({
       description: "The investor directory (GET /v1/investors), in the service's order.",
       args: filterArgs(t.arg, 'investors'),
       resolve: upstreamList('investors'),
+      extensions: CONNECTION_COST,
     },
     InvestorConnection,
   ),
@@ -68,6 +75,7 @@ builder.queryFields((t) => ({
       uuid: t.arg.id({ description: "The service's UUID." }),
       domain: t.arg.string({ description: 'The exact investor domain.' }),
     },
+    extensions: keyedLookupCost(investorNode, INVESTOR_BY_DOMAIN_COST),
     resolve: (_root, args, { records, upstream }) => {
       const [argument, value] = exactlyOne(args, ['id', 'uuid', 'domain']);
       if (argument === 'domain') return findInvestorByDomain(upstream, value);

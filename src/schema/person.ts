@@ -1,9 +1,11 @@
+import { keyedLookupCost } from '../estimate/lookup-costs.js';
 import { personNode } from '../nodes/person-node.js';
 import type { PersonRecord } from '../upstream/types.js';
 import { builder } from './builder.js';
 import { exactlyOne } from './field-helpers.js';
 import { filterArgs } from './filter-args.js';
 import { upstreamList } from './upstream-list.js';
+import { CONNECTION_COST } from '../estimate/credit-cost.js';
 
 /** The filter a person's moves take from them. */
 const ofPerson = { personId: (person: PersonRecord) => person.id };
@@ -25,6 +27,7 @@ builder.node(PersonRef, {
         description: "This person's executive moves, newest discovery first.",
         args: filterArgs(t.arg, 'execMoves', ofPerson),
         resolve: upstreamList('execMoves', ofPerson),
+        extensions: CONNECTION_COST,
       },
       ExecMoveConnection,
     ),
@@ -41,6 +44,7 @@ builder.queryField('person', (t) =>
       id: t.arg.id({ description: 'The Person `id` (global id).' }),
       uuid: t.arg.id({ description: "The service's UUID." }),
     },
+    extensions: keyedLookupCost(personNode),
     resolve: (_root, args, { records }) => {
       const [argument, value] = exactlyOne(args, ['id', 'uuid']);
       return records.load(personNode, personNode.idFromArgument(value, argument));

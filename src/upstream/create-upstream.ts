@@ -1,3 +1,4 @@
+import { budgetPolicy } from './policies/budget.js';
 import { createTransport, type TransportOptions } from './transport.js';
 import type { UpstreamCall, UpstreamPolicy } from './upstream-call.js';
 
@@ -22,14 +23,14 @@ export function wrap(call: UpstreamCall, ...policies: UpstreamPolicy[]): Upstrea
 /**
  * Builds the upstream pipeline. Every upstream request passes here, from the transport outward:
  *
- *   transport → (breaker → retry → cache → coalescing → budget, as they arrive)
+ *   transport → (breaker → retry → cache → coalescing, as they arrive) → budget
  *
  * Each policy is a file of its own in `policies/` with the {@link UpstreamPolicy} signature.
  */
 export function createUpstream(options: UpstreamOptions): Upstream {
   const transport = createTransport(options);
   return {
-    call: wrap(transport.call),
+    call: wrap(transport.call, budgetPolicy),
     close: () => transport.close(),
   };
 }

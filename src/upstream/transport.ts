@@ -1,4 +1,5 @@
 import { Pool, type Dispatcher } from 'undici';
+import { buildPageQuery } from './build-query.js';
 import { endpoints } from './endpoints.js';
 import type { ListEnvelope, UpstreamRecord } from './types.js';
 import type { UpstreamCall } from './upstream-call.js';
@@ -74,8 +75,9 @@ export function createTransport(options: TransportOptions): Transport {
   const { timeoutMs } = options;
 
   return {
-    async call({ endpoint, query, apiKey, ledger, signal }) {
-      const path = `${prefix}${endpoints[endpoint].path}${query ? `?${query}` : ''}`;
+    async call({ endpoint, filterQuery, cursor, limit, apiKey, ledger, signal }) {
+      const query = buildPageQuery(filterQuery, { cursor, limit });
+      const path = `${prefix}${endpoints[endpoint].path}?${query}`;
       let response: Dispatcher.ResponseData;
       let text: string;
       ledger.sent();

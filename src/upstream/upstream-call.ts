@@ -1,3 +1,4 @@
+import type { CreditBudget } from './credit-budget.js';
 import type { CreditLedger } from './credit-ledger.js';
 import type { EndpointName } from './endpoints.js';
 import type { ListEnvelope, UpstreamRecord } from './types.js';
@@ -5,12 +6,20 @@ import type { ListEnvelope, UpstreamRecord } from './types.js';
 /** One page request, as every policy and the transport see it. */
 export interface UpstreamRequest {
   readonly endpoint: EndpointName;
-  /** The canonical query string (filters in table order, then `cursor` and `limit`). */
-  readonly query: string;
+  /** The canonical query string of the filters (see `buildFilterQuery`), without paging. */
+  readonly filterQuery: string;
+  /** The upstream's cursor of the page, or null for the first. */
+  readonly cursor: string | null;
+  /** Records asked for, 1..100; a policy may lower it (the budget does). */
+  readonly limit: number;
+  /** Records at the start of the page the caller will drop (it resumes inside the page). */
+  readonly skip: number;
   /** The caller's key: forwarded as `X-API-Key`, never logged, never part of a shared key. */
   readonly apiKey: string;
   /** Where the requests sent and the credits charged for this call are booked. */
   readonly ledger: CreditLedger;
+  /** What the operation may still spend; absent, nothing limits it. */
+  readonly budget?: CreditBudget;
   /** Aborts the call (the client went away, or the operation's deadline passed). */
   readonly signal?: AbortSignal;
 }

@@ -1,7 +1,8 @@
 /**
- * The codes an upstream failure carries: the service's own five (spec section 7), passed through,
- * and `UPSTREAM_UNAVAILABLE` for every failure that is the service's rather than the caller's
- * (unreachable, timed out, 5xx, an unknown code, a malformed body).
+ * The codes an upstream failure carries: the service's own five (spec section 7), passed through;
+ * `UPSTREAM_UNAVAILABLE` for every failure that is the service's rather than the caller's
+ * (unreachable, timed out, 5xx, an unknown code, a malformed body); and
+ * `CREDIT_BUDGET_EXHAUSTED` for a page the operation's budget did not allow to be sent.
  */
 export type UpstreamErrorCode =
   | 'INVALID_INPUT'
@@ -9,7 +10,8 @@ export type UpstreamErrorCode =
   | 'PAYMENT_REQUIRED'
   | 'FORBIDDEN'
   | 'TOO_MANY_REQUESTS'
-  | 'UPSTREAM_UNAVAILABLE';
+  | 'UPSTREAM_UNAVAILABLE'
+  | 'CREDIT_BUDGET_EXHAUSTED';
 
 const SERVICE_CODES: ReadonlySet<string> = new Set<UpstreamErrorCode>([
   'INVALID_INPUT',
@@ -31,7 +33,8 @@ export type UpstreamFailure =
   | 'network' /** another network error */
   | 'malformed' /** a 2xx whose body is not the spec's envelope */
   | 'aborted' /** the call was aborted before it completed */
-  | 'no-key'; /** no request was sent: the caller has no key */
+  | 'no-key' /** no request was sent: the caller has no key */
+  | 'budget'; /** no request was sent: the operation's credits are spent */
 
 /** The facts of an upstream failure. */
 export interface UpstreamErrorFacts {

@@ -1,10 +1,11 @@
-import { buildPageQuery, type PageParams } from './build-query.js';
+import type { PageParams } from './build-query.js';
+import { CreditBudget } from './credit-budget.js';
 import { CreditLedger } from './credit-ledger.js';
 import type { EndpointName, EndpointRecords } from './endpoints.js';
 import { Semaphore } from './semaphore.js';
 import type { ListEnvelope, UpstreamRecord } from './types.js';
 import type { UpstreamCall } from './upstream-call.js';
-import { UpstreamError } from './upstream-error.js';
+import { UpstreamError, unavailable } from './upstream-error.js';
 
 /** Told of every page the upstream returns in a session, e.g. to remember the records it carries. */
 export type PageListener = (
@@ -20,18 +21,28 @@ export interface SessionOptions {
   apiKey: string | null;
   /** Upstream requests this operation may have in flight at once. */
   concurrency: number;
-  /** Aborts the operation's requests, e.g. when the client disconnects. */
+  /**
+   * Aborts the operation's requests, e.g. when the client disconnects: those in flight are
+   * cancelled and no further one is sent.
+   */
   signal?: AbortSignal;
+}
+
+/** A page request: paging, plus the records at its start the caller will drop. */
+export interface SessionPage extends PageParams {
+  /** Records at the start of the page the caller will drop (default 0); see `CreditBudget`. */
+  skip?: number;
 }
 
 /**
  * The caller's view of the upstream for one GraphQL operation: it holds the caller's key, makes
  * each distinct request (endpoint + normalised query) at most once, keeps at most `concurrency`
- * requests in flight, and carries the ledger the transport books into. Made per request, never
- * shared.
+ * requests in flight, and carries the ledger the transport books into and the budget that stops
+ * the spending. Made per request, never shared.
  */
 export class UpstreamSession {
   readonly ledger = new CreditLedger();
+  readonly budget = new CreditBudget();
   readonly #options: SessionOptions;
   readonly #slots: Semaphore;
   readonly #pages = new Map<string, Promise<ListEnvelope<UpstreamRecord>>>();
@@ -55,13 +66,13 @@ export class UpstreamSession {
   page<E extends EndpointName>(
     endpoint: E,
     filterQuery: string,
-    page: PageParams,
+    page: SessionPage,
   ): Promise<ListEnvelope<EndpointRecords[E]>> {
-    const query = buildPageQuery(filterQuery, page);
-    const key = `${endpoint}?${query}`;
+    const cursor = page.cursor ?? null;
+    const key = `${endpoint}?${filterQuery}\n${cursor ?? ''}\n${page.limit}`;
     let pending = this.#pages.get(key);
     if (!pending) {
-      const request = this.#fetch(endpoint, query);
+      const request = this.#fetch(endpoint, filterQuery, cursor, page.limit, page.skip ?? 0);
       this.#pages.set(key, request);
       this.#inFlight.add(request);
       const done = () => this.#inFlight.delete(request);
@@ -79,7 +90,13 @@ export class UpstreamSession {
     if (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
   }
 
-  async #fetch(endpoint: EndpointName, query: string) {
+  async #fetch(
+    endpoint: EndpointName,
+    filterQuery: string,
+    cursor: string | null,
+    limit: number,
+    skip: number,
+  ) {
     const { apiKey, call, signal } = this.#options;
     if (!apiKey) {
       throw new UpstreamError(
@@ -90,7 +107,19 @@ export class UpstreamSession {
     const queued = this.#slots.acquire();
     if (queued) await queued;
     try {
-      const envelope = await call({ endpoint, query, apiKey, ledger: this.ledger, signal });
+      // The client may have gone while this request waited for a slot: send nothing more.
+      if (signal?.aborted) throw unavailable('aborted', 'the client went away');
+      const envelope = await call({
+        endpoint,
+        filterQuery,
+        cursor,
+        limit,
+        skip,
+        apiKey,
+        ledger: this.ledger,
+        budget: this.budget,
+        signal,
+      });
       for (const listener of this.#listeners) listener(endpoint, envelope.data);
       return envelope;
     } finally {

@@ -26,7 +26,12 @@ describe("the caller's key", () => {
     );
     expect(viaHeader.data).toEqual(viaBearer.data);
     expect(stack.sandbox.credits('key-a')).toBe(94);
-    expect(viaBearer.extensions!.credits).toEqual({ used: 3, remaining: 94 });
+    expect(viaBearer.extensions!.credits).toEqual({
+      used: 3,
+      remaining: 94,
+      estimate: 3,
+      budget: 1000,
+    });
   });
 
   it('is never reused for another request', async () => {
@@ -42,7 +47,7 @@ describe("the caller's key", () => {
     const response = await stack.gql(`{ __schema { queryType { name } } }`, {}, { key: null });
     expect(response.data.__schema.queryType.name).toBe('Query');
     expect(response.extensions).toEqual({
-      credits: { used: 0, remaining: null },
+      credits: { used: 0, remaining: null, estimate: 0, budget: 1000 },
       upstreamRequests: 0,
     });
   });
@@ -145,7 +150,7 @@ describe('upstream error codes reach the field that caused them', () => {
       }),
     ]);
     expect(response.extensions).toEqual({
-      credits: { used: 7, remaining: 0 },
+      credits: { used: 7, remaining: 0, estimate: 20, budget: 1000 },
       upstreamRequests: 2,
     });
     const rest = await stack.rest('funding-events?limit=7');
@@ -287,7 +292,7 @@ describe('extensions.credits', () => {
       { key: 'ledger-key' },
     );
     expect(response.extensions).toEqual({
-      credits: { used: 10, remaining: 990 },
+      credits: { used: 10, remaining: 990, estimate: 10, budget: 1000 },
       upstreamRequests: 2,
     });
     expect(stack.sandbox.credits('ledger-key')).toBe(990);

@@ -92,11 +92,16 @@ describe('fewest upstream calls: exact requests and credits', () => {
     }
     expect(chosen, 'a company with rounds and findable investors').toBeDefined();
     stack.sandbox.reset();
-    const response = await stack.gql(`{
-      company(domain: "${chosen!.domain}") {
-        fundingEvents(first: 100) { nodes { investors { uuid name type domain hqCountry { code } } } }
-      }
-    }`);
+    // The worst case counts 127 credits per investor (a name search) and 10 per round.
+    const response = await stack.gql(
+      `{
+        company(domain: "${chosen!.domain}") {
+          fundingEvents(first: 5) { nodes { investors { uuid name type domain hqCountry { code } } } }
+        }
+      }`,
+      {},
+      { headers: { 'x-credit-budget': '10000' } },
+    );
     expect(response.errors).toBeUndefined();
     const shown = response.data.company.fundingEvents.nodes.flatMap((n: any) => n.investors);
     for (const investor of shown) {
@@ -221,6 +226,8 @@ describe('fewest upstream calls: exact requests and credits', () => {
       `query ($ids: [ID!]!) { nodes(ids: $ids) { id ... on Company { uuid } ... on Person { uuid }
         ... on Investor { uuid } ... on ExecMove { uuid } ... on FundingEvent { uuid } ... on Acquisition { uuid } } }`,
       { ids },
+      // Each id is counted at its worst case: 127 credits for an investor's name search.
+      { headers: { 'x-credit-budget': '10000' } },
     );
     expect(response.errors).toBeUndefined();
     expect(response.data.nodes.map((n: any) => n && [n.id, n.uuid])).toEqual(

@@ -262,7 +262,7 @@ describe('paging', () => {
     );
     expect(response.data.fundingEvents.nodes).toHaveLength(250);
     expect(response.extensions).toEqual({
-      credits: { used: 250, remaining: expect.any(Number) },
+      credits: { used: 250, remaining: expect.any(Number), estimate: 250, budget: 1000 },
       upstreamRequests: 3,
     });
     expect(stack.sandbox.requestLog().map((e) => e.params.limit)).toEqual([
@@ -337,8 +337,9 @@ describe('validation happens before any request', () => {
       message: expect.stringContaining(argument),
       extensions: { code: 'INVALID_INPUT', argument },
     });
-    expect(response.extensions).toEqual({
-      credits: { used: 0, remaining: null },
+    // Estimated (the resolver refuses the argument later), and nothing spent.
+    expect(response.extensions).toMatchObject({
+      credits: { used: 0, remaining: null, budget: 1000 },
       upstreamRequests: 0,
     });
     expect(stack.sandbox.requestLog()).toHaveLength(0);
@@ -421,8 +422,9 @@ describe('validation happens before any request', () => {
         extensions: { code: 'BAD_USER_INPUT' },
       }),
     ]);
+    // Refused before the estimate.
     expect(response.extensions).toEqual({
-      credits: { used: 0, remaining: null },
+      credits: { used: 0, remaining: null, estimate: null, budget: null },
       upstreamRequests: 0,
     });
     expect(stack.sandbox.requestLog()).toHaveLength(0);

@@ -158,6 +158,9 @@ describe('nulls and values the spec does not list', () => {
       hqCountry: null,
       firstSeenAt: null,
     });
-    expect(body.extensions).toEqual({ credits: { used: 7, remaining: 100 }, upstreamRequests: 5 });
+    expect(body.extensions).toEqual({
+      credits: { used: 7, remaining: 100, estimate: 100, budget: 1_000_000 },
+      upstreamRequests: 5,
+    });
   });
 });

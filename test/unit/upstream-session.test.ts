@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EndpointName } from '../../src/upstream/endpoints.js';
+import { buildPageQuery } from '../../src/upstream/build-query.js';
 import type { UpstreamCall } from '../../src/upstream/upstream-call.js';
 import { UpstreamSession } from '../../src/upstream/upstream-session.js';
 
@@ -9,8 +10,8 @@ function pendingCall() {
   const waiting: (() => void)[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
-  const call: UpstreamCall = async ({ endpoint, query, ledger }) => {
-    calls.push(`${endpoint}?${query}`);
+  const call: UpstreamCall = async ({ endpoint, filterQuery, cursor, limit, ledger }) => {
+    calls.push(`${endpoint}?${buildPageQuery(filterQuery, { cursor, limit })}`);
     ledger.sent();
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);

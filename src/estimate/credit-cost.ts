@@ -1,0 +1,56 @@
+import type { GraphQLField } from 'graphql';
+
+/** What the estimate knows of the settings it runs under. */
+export interface EstimateSettings {
+  /** `first` when a connection gets none. */
+  defaultPageSize: number;
+  /** The largest `first`; a connection asked for more is refused before it spends. */
+  maxPageSize: number;
+  /** The key ids and cursors are signed with (a lookup by a forged id spends nothing). */
+  secret: string;
+}
+
+/** A record a lookup may return, and the most credits finding it can cost. */
+export interface LookupTarget {
+  /** The object type of the record: an id names its type. */
+  typename: string;
+  credits: number;
+}
+
+/**
+ * How a field spends credits, declared next to its resolver in `extensions.creditCost` and read
+ * by the estimate. A field without one spends nothing itself: an embedded record or a value.
+ */
+export type CreditCost =
+  /**
+   * A Relay connection over an upstream list: `first` (or the default) records plus, after a
+   * cursor inside an upstream page, the records it re-reads up to that position. Its `edges` and
+   * `nodes` hold `first` items.
+   */
+  | { readonly kind: 'connection' }
+  /** A lookup by id or key: the records it may return, from its arguments, each with its cost. */
+  | {
+      readonly kind: 'lookup';
+      targets(args: Record<string, unknown>, settings: EstimateSettings): readonly LookupTarget[];
+    }
+  /**
+   * A list of references embedded in a record (a round's investors): at most `maxItems` are
+   * counted, and each costs `loadCost` when a field beyond `free` is asked (it loads the record).
+   */
+  | {
+      readonly kind: 'references';
+      readonly maxItems: number;
+      readonly free: readonly string[];
+      readonly loadCost: number;
+    };
+
+/** `extensions` of a field that declares its cost. */
+export const creditCostExtension = (cost: CreditCost) => ({ creditCost: cost });
+
+/** The cost a field declares, if any. */
+export function creditCostOf(field: GraphQLField<unknown, unknown>): CreditCost | undefined {
+  return field.extensions.creditCost as CreditCost | undefined;
+}
+
+/** The cost of every connection field. */
+export const CONNECTION_COST = creditCostExtension({ kind: 'connection' });

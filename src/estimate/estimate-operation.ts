@@ -1,0 +1,235 @@
+import {
+  getDirectiveValues,
+  getNamedType,
+  getNullableType,
+  getOperationAST,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  isAbstractType,
+  isListType,
+  isObjectType,
+  Kind,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
+import { getArgumentValues } from 'graphql/execution/values.js';
+import { peekPosition } from '../pagination/cursor-codec.js';
+import { creditCostOf, type EstimateSettings } from './credit-cost.js';
+
+/** What an operation can cost at most, and how many records its answer can hold. */
+export interface Estimate {
+  /** Credits: the most the operation can charge, every page full, nothing deduplicated. */
+  credits: number;
+  /** Records of the node types in the answer, embedded ones included (a bound on its size). */
+  records: number;
+}
+
+const NOTHING: Estimate = { credits: 0, records: 0 };
+
+type Variables = Record<string, unknown>;
+
+/** What depends only on the document and the operation name, kept across requests. */
+interface Plan {
+  operation: OperationDefinitionNode | null;
+  fragments: Record<string, FragmentDefinitionNode>;
+  /** The estimate itself, when the operation takes no variables. */
+  fixed?: Estimate;
+}
+
+/**
+ * Walks an operation as the executor will, with the variables of one request: fields merged by
+ * response key across fragments and inline fragments, `@skip`/`@include` applied, abstract types
+ * (`node`, `nodes`) resolved to the type each id names.
+ */
+class Walk {
+  constructor(
+    readonly schema: GraphQLSchema,
+    readonly fragments: Record<string, FragmentDefinitionNode>,
+    readonly variables: Variables,
+    readonly settings: EstimateSettings,
+  ) {}
+
+  /** The estimate of `sets` selected on one object of `type`; `listSize` sizes its lists. */
+  selection(type: GraphQLObjectType, sets: readonly SelectionSetNode[], listSize = 1): Estimate {
+    let credits = 0;
+    let records = 0;
+    const fields = type.getFields();
+    for (const nodes of this.#collect(type, sets).values()) {
+      const node = nodes[0]!;
+      const field = fields[node.name.value];
+      if (!field) continue;
+      const named = getNamedType(field.type);
+      if (!isObjectType(named) && !isAbstractType(named)) continue;
+      const subSets = selectionSets(nodes);
+      const cost = creditCostOf(field);
+      if (cost?.kind === 'connection') {
+        const args = getArgumentValues(field, node, this.variables);
+        const first = this.#first(args);
+        if (first === 0 || !isObjectType(named)) continue;
+        const within = this.selection(named, subSets, first);
+        credits += first + this.#reread(args.after) + within.credits;
+        records += within.records;
+      } else if (cost?.kind === 'lookup') {
+        const args = getArgumentValues(field, node, this.variables);
+        for (const target of cost.targets(args, this.settings)) {
+          const targetType = this.schema.getType(target.typename);
+          if (!isObjectType(targetType)) continue;
+          const within = this.selection(targetType, subSets);
+          credits += target.credits + within.credits;
+          records += 1 + within.records;
+        }
+      } else if (cost?.kind === 'references') {
+        if (!isObjectType(named)) continue;
+        const within = this.selection(named, subSets);
+        const load = this.#asksBeyond(named, subSets, cost.free) ? cost.loadCost : 0;
+        credits += cost.maxItems * (load + within.credits);
+        records += cost.maxItems * (1 + within.records);
+      } else if (isObjectType(named)) {
+        // An embedded object, or the `edges`/`nodes` of a connection (`listSize` of them).
+        const items = isListType(getNullableType(field.type)) ? listSize : 1;
+        const within = this.selection(named, subSets);
+        credits += items * within.credits;
+        records += items * ((isNode(named) ? 1 : 0) + within.records);
+      }
+    }
+    return { credits, records };
+  }
+
+  /** `first` as the resolver will take it; 0 when it refuses the arguments (nothing is spent). */
+  #first(args: Variables): number {
+    if (args.last != null || args.before != null) return 0;
+    const first = (args.first as number | null | undefined) ?? this.settings.defaultPageSize;
+    return first >= 0 && first <= this.settings.maxPageSize ? first : 0;
+  }
+
+  /** Records a connection re-reads to resume inside an upstream page (its cursor's `skip`). */
+  #reread(after: unknown): number {
+    if (typeof after !== 'string') return 0;
+    return peekPosition(after)?.skip ?? 0;
+  }
+
+  /** Whether `sets` ask `type` for any field other than `free` ones (and `__typename`). */
+  #asksBeyond(type: GraphQLObjectType, sets: readonly SelectionSetNode[], free: readonly string[]) {
+    for (const nodes of this.#collect(type, sets).values()) {
+      const name = nodes[0]!.name.value;
+      if (name !== '__typename' && !free.includes(name)) return true;
+    }
+    return false;
+  }
+
+  /** The fields `sets` select on `type`, by response key, as graphql-js's `collectFields`. */
+  #collect(type: GraphQLObjectType, sets: readonly SelectionSetNode[]) {
+    const fields = new Map<string, FieldNode[]>();
+    const visited = new Set<string>();
+    for (const set of sets) this.#collectInto(type, set, fields, visited);
+    return fields;
+  }
+
+  #collectInto(
+    type: GraphQLObjectType,
+    set: SelectionSetNode,
+    fields: Map<string, FieldNode[]>,
+    visited: Set<string>,
+  ): void {
+    for (const selection of set.selections) {
+      if (!this.#included(selection)) continue;
+      if (selection.kind === Kind.FIELD) {
+        const key = selection.alias?.value ?? selection.name.value;
+        const same = fields.get(key);
+        if (same) same.push(selection);
+        else fields.set(key, [selection]);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const condition = selection.typeCondition?.name.value;
+        if (condition === undefined || this.#applies(condition, type)) {
+          this.#collectInto(type, selection.selectionSet, fields, visited);
+        }
+      } else {
+        const name = selection.name.value;
+        if (visited.has(name)) continue;
+        visited.add(name);
+        const fragment = this.fragments[name];
+        if (fragment && this.#applies(fragment.typeCondition.name.value, type)) {
+          this.#collectInto(type, fragment.selectionSet, fields, visited);
+        }
+      }
+    }
+  }
+
+  #included(node: FieldNode | SelectionSetNode['selections'][number]): boolean {
+    if (!node.directives?.length) return true;
+    if (getDirectiveValues(GraphQLSkipDirective, node, this.variables)?.if === true) return false;
+    return getDirectiveValues(GraphQLIncludeDirective, node, this.variables)?.if !== false;
+  }
+
+  #applies(condition: string, type: GraphQLObjectType): boolean {
+    if (condition === type.name) return true;
+    const abstract = this.schema.getType(condition);
+    return isAbstractType(abstract) && this.schema.isSubType(abstract, type);
+  }
+}
+
+function selectionSets(nodes: readonly FieldNode[]): SelectionSetNode[] {
+  const sets: SelectionSetNode[] = [];
+  for (const node of nodes) if (node.selectionSet) sets.push(node.selectionSet);
+  return sets;
+}
+
+function isNode(type: GraphQLObjectType): boolean {
+  return type.getInterfaces().some((i) => i.name === 'Node');
+}
+
+/**
+ * The worst case of an operation in credits, before it runs: each connection counts `first` (or
+ * the default) times the number of parents it can be resolved under, each lookup its declared
+ * worst case (see `CreditCost`), over the validated document and one request's (coerced)
+ * variables. An upper bound: the same page asked twice, or a record already seen, is counted
+ * again although the operation pays for it once. What depends only on the document is planned
+ * once per document and operation name (Yoga hands back the same parsed document for the same
+ * text), and an operation without variables is estimated once.
+ */
+export function createEstimator(schema: GraphQLSchema, settings: EstimateSettings) {
+  const plans = new WeakMap<DocumentNode, Map<string, Plan>>();
+
+  function planOf(document: DocumentNode, operationName: string | null | undefined): Plan {
+    let byName = plans.get(document);
+    if (!byName) plans.set(document, (byName = new Map()));
+    const key = operationName ?? '';
+    let plan = byName.get(key);
+    if (!plan) {
+      const fragments: Record<string, FragmentDefinitionNode> = {};
+      for (const definition of document.definitions) {
+        if (definition.kind === Kind.FRAGMENT_DEFINITION) {
+          fragments[definition.name.value] = definition;
+        }
+      }
+      plan = { operation: getOperationAST(document, operationName) ?? null, fragments };
+      byName.set(key, plan);
+    }
+    return plan;
+  }
+
+  return function estimate(
+    document: DocumentNode,
+    operationName: string | null | undefined,
+    variables: Variables,
+  ): Estimate {
+    const plan = planOf(document, operationName);
+    const { operation } = plan;
+    if (!operation || operation.operation !== 'query') return NOTHING;
+    if (plan.fixed) return plan.fixed;
+    const root = schema.getQueryType();
+    if (!root) return NOTHING;
+    const result = new Walk(schema, plan.fragments, variables, settings).selection(root, [
+      operation.selectionSet,
+    ]);
+    if (!operation.variableDefinitions?.length) plan.fixed = result;
+    return result;
+  };
+}
+
+export type Estimator = ReturnType<typeof createEstimator>;

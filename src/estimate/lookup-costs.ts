@@ -1,0 +1,63 @@
+import { isUuid } from '../nodes/global-id.js';
+import type { NodeType } from '../nodes/node-type.js';
+import { lookupOfGlobalId } from '../nodes/node-types.js';
+import { creditCostExtension, type LookupTarget } from './credit-cost.js';
+
+/** The target of one id argument: a bare UUID or a global id of this node type. */
+function targetOfId(
+  node: NodeType<{ id: string }, string, { id: string }>,
+  value: string,
+  secret: string,
+): LookupTarget[] {
+  if (isUuid(value)) return [{ typename: node.typename, credits: node.findCost({ uuid: value }) }];
+  const lookup = lookupOfGlobalId(value, secret);
+  return lookup?.typename === node.typename ? [lookup] : [];
+}
+
+/**
+ * The cost of a lookup field that takes exactly one of `id`, `uuid` or `domain` (`company`,
+ * `investor`, `person`): what its node type's `find` can cost for that id, or `byDomain`. Any
+ * other combination is refused before it spends: nothing.
+ */
+export function keyedLookupCost<
+  T extends { id: string },
+  H extends string,
+  R extends { id: string },
+>(node: NodeType<T, H, R>, byDomain?: number) {
+  const anyNode = node as unknown as NodeType<{ id: string }, string, { id: string }>;
+  return creditCostExtension({
+    kind: 'lookup',
+    targets(args, { secret }) {
+      const given = (['id', 'uuid', 'domain'] as const).filter((key) => args[key] != null);
+      if (given.length !== 1) return [];
+      const [key] = given;
+      const value = String(args[key!]);
+      if (key === 'domain') {
+        return byDomain === undefined ? [] : [{ typename: node.typename, credits: byDomain }];
+      }
+      return targetOfId(anyNode, value, secret);
+    },
+  });
+}
+
+/** The cost of `Query.node`: the lookup its id's type does. */
+export const NODE_LOOKUP_COST = creditCostExtension({
+  kind: 'lookup',
+  targets: (args, { secret }) => {
+    const lookup = lookupOfGlobalId(String(args.id), secret);
+    return lookup ? [lookup] : [];
+  },
+});
+
+/** The cost of `Query.nodes`: one lookup per id (a repeated id is counted each time). */
+export const NODES_LOOKUP_COST = creditCostExtension({
+  kind: 'lookup',
+  targets: (args, { secret }) => {
+    const targets: LookupTarget[] = [];
+    for (const id of (args.ids as readonly string[] | null) ?? []) {
+      const lookup = lookupOfGlobalId(String(id), secret);
+      if (lookup) targets.push(lookup);
+    }
+    return targets;
+  },
+});

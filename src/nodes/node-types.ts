@@ -1,0 +1,36 @@
+import { acquisitionNode } from './acquisition-node.js';
+import { companyNode } from './company-node.js';
+import { execMoveNode } from './exec-move-node.js';
+import { fundingEventNode } from './funding-event-node.js';
+import { decodeGlobalId, type NodeTypeName } from './global-id.js';
+import { investorNode } from './investor-node.js';
+import type { NodeType } from './node-type.js';
+import { personNode } from './person-node.js';
+
+/** Every node type by its GraphQL name. */
+export const nodeTypes: Record<NodeTypeName, NodeType<{ id: string }, string, { id: string }>> = {
+  Company: companyNode,
+  Investor: investorNode,
+  Person: personNode,
+  ExecMove: execMoveNode,
+  Acquisition: acquisitionNode,
+  FundingEvent: fundingEventNode,
+} as never;
+
+/**
+ * The type a global id names and the most credits looking it up can cost; null for an id that is
+ * not one of this gateway's (its lookup is refused for nothing).
+ */
+export function lookupOfGlobalId(
+  globalId: string,
+  _secret: string,
+): { typename: NodeTypeName; credits: number } | null {
+  let decoded;
+  try {
+    decoded = decodeGlobalId(globalId);
+  } catch {
+    return null;
+  }
+  const node = nodeTypes[decoded.typename];
+  return { typename: decoded.typename, credits: node.findCost(node.parseLocalId(decoded.id)) };
+}

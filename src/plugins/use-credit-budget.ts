@@ -1,0 +1,96 @@
+import { GraphQLError } from 'graphql';
+import type { Plugin, YogaInitialContext } from 'graphql-yoga';
+import type { Context } from '../context.js';
+import { ErrorCode, gatewayError } from '../errors.js';
+import type { Estimator } from '../estimate/estimate-operation.js';
+import { coercedVariables } from './coerced-variables.js';
+
+/** Options of {@link useCreditBudget}. */
+export interface CreditBudgetOptions {
+  estimate: Estimator;
+  /** The budget of a request without `X-Credit-Budget`. */
+  defaultBudget: number;
+  /** The largest budget a request may ask for; a larger one is lowered to it. */
+  maxBudget: number;
+  /** The most records an answer may hold by the estimate. */
+  maxRecords: number;
+}
+
+/** The request header that sets an operation's budget in credits. */
+export const BUDGET_HEADER = 'x-credit-budget';
+/** The request header that asks for the estimate alone (`only`): nothing runs. */
+export const ESTIMATE_HEADER = 'x-credit-estimate';
+
+/** The budget a request asks for, lowered to the ceiling; an error for a value that is not one. */
+function budgetOf(header: string | null, options: CreditBudgetOptions): number | GraphQLError {
+  if (header === null) return options.defaultBudget;
+  const text = header.trim();
+  if (!/^\d{1,15}$/.test(text)) {
+    return new GraphQLError(
+      `Header "X-Credit-Budget": must be a whole number of credits from 0 to ${options.maxBudget} (got "${text.slice(0, 40)}").`,
+      { extensions: { code: ErrorCode.BAD_REQUEST, http: { status: 400 } } },
+    );
+  }
+  return Math.min(Number(text), options.maxBudget);
+}
+
+/**
+ * Credit safety before anything runs. Estimates the operation's worst case in credits from the
+ * validated document and the request's variables, then:
+ * - `X-Credit-Estimate: only` answers `data: null` with the estimate, and spends nothing;
+ * - above the budget (`X-Credit-Budget`, else the default; at most the ceiling) it refuses the
+ *   operation with CREDIT_BUDGET_EXCEEDED `{ estimate, budget }`, before any upstream request;
+ * - an answer that could hold more than `maxRecords` records is refused (RESPONSE_TOO_LARGE);
+ * - otherwise the operation may spend the smaller of its budget and its estimate, a hard stop
+ *   the upstream session keeps page by page (see `CreditBudget`).
+ * The figures reach `extensions.credits` through `useCreditsExtension`.
+ */
+export function useCreditBudget(options: CreditBudgetOptions): Plugin {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const context = args.contextValue as Context & YogaInitialContext;
+      const { headers } = context.request;
+      const budget = budgetOf(headers.get(BUDGET_HEADER), options);
+      if (budget instanceof GraphQLError) {
+        setResultAndStopExecution({ errors: [budget] });
+        return;
+      }
+      const variables = coercedVariables(args);
+      // Bad variables are answered by useVariableErrors, which runs first.
+      if (variables.errors) return;
+      const estimate = options.estimate(args.document, args.operationName, variables.coerced);
+      context.upstream.budget.set(budget, estimate.credits);
+      if (headers.get(ESTIMATE_HEADER)?.trim().toLowerCase() === 'only') {
+        setResultAndStopExecution({ data: null });
+        return;
+      }
+      if (estimate.records > options.maxRecords) {
+        setResultAndStopExecution({
+          errors: [
+            gatewayError(
+              ErrorCode.RESPONSE_TOO_LARGE,
+              `This operation's answer could hold ${estimate.records} records, above the limit of ${options.maxRecords}. Ask for fewer records (a smaller "first", fewer aliases or less nesting).`,
+              { records: estimate.records, limit: options.maxRecords },
+            ),
+          ],
+        });
+        return;
+      }
+      if (estimate.credits > budget) {
+        const raise =
+          budget < options.maxBudget
+            ? `, or send a larger budget in the X-Credit-Budget header (at most ${options.maxBudget})`
+            : '';
+        setResultAndStopExecution({
+          errors: [
+            gatewayError(
+              ErrorCode.CREDIT_BUDGET_EXCEEDED,
+              `This operation could cost up to ${estimate.credits} credits, above its budget of ${budget}. Ask for fewer records (a smaller "first", fewer aliases or less nesting)${raise}.`,
+              { estimate: estimate.credits, budget },
+            ),
+          ],
+        });
+      }
+    },
+  };
+}

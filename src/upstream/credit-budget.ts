@@ -1,0 +1,57 @@
+/**
+ * The credits one GraphQL operation may still spend: the hard stop behind the estimate. Each
+ * upstream page reserves its `limit` before it is sent (cut to what is left) and settles to what
+ * the service charged when it returns, so that concurrent pages never overdraw it together.
+ * Made per operation; unlimited until {@link limitTo} or {@link set} is called.
+ */
+export class CreditBudget {
+  /** The credits the request allows (its `X-Credit-Budget`, or the default); null until set. */
+  budget: number | null = null;
+  /** The operation's worst case in credits, estimated before it ran; null until set. */
+  estimate: number | null = null;
+  #limit = Infinity;
+  /** Credits charged so far plus those reserved by pages in flight. */
+  #committed = 0;
+
+  /** The most this operation may spend in all. */
+  get limit(): number {
+    return this.#limit;
+  }
+
+  /** Credits neither charged nor reserved. */
+  get available(): number {
+    return Math.max(0, this.#limit - this.#committed);
+  }
+
+  /**
+   * Records the operation's budget and estimate; it may then spend the smaller of the two, so
+   * that what it is charged never exceeds its estimate, even where the estimate assumed too little.
+   */
+  set(budget: number, estimate: number): void {
+    this.budget = budget;
+    this.estimate = estimate;
+    this.#limit = Math.min(budget, estimate);
+  }
+
+  /** Sets the most this operation may spend, without an estimate (tests of the hard stop). */
+  limitTo(credits: number): void {
+    this.#limit = credits;
+  }
+
+  /**
+   * Reserves credits for a page of up to `limit` records whose first `skip` the caller drops:
+   * returns the limit to ask for, cut to the credits available, or 0 when what is left would not
+   * reach past `skip` (a page that would be paid for and thrown away is not sent).
+   */
+  reserve(limit: number, skip = 0): number {
+    const granted = Math.min(limit, this.available);
+    if (granted <= skip) return 0;
+    this.#committed += granted;
+    return granted;
+  }
+
+  /** Settles a reservation of `reserved` credits to the `charged` ones (0 when the page failed). */
+  settle(reserved: number, charged: number): void {
+    this.#committed += charged - reserved;
+  }
+}

@@ -1,0 +1,34 @@
+import type { ListEnvelope, UpstreamRecord } from '../types.js';
+import type { UpstreamPolicy } from '../upstream-call.js';
+import { UpstreamError } from '../upstream-error.js';
+
+/** What a page cost: the service's `meta.creditsUsed`, else one credit per record returned. */
+function creditsOf(envelope: ListEnvelope<UpstreamRecord>): number {
+  const used = envelope.meta.creditsUsed;
+  return typeof used === 'number' ? used : envelope.data.length;
+}
+
+/**
+ * The hard stop: a page's `limit` is cut to the credits its operation has left, and a page is not
+ * sent at all when nothing useful is left (CREDIT_BUDGET_EXHAUSTED, failure `budget`). Outermost,
+ * so that a page served without a request (cached, joined) settles to what it was charged: 0.
+ */
+export const budgetPolicy: UpstreamPolicy = (next) => async (request) => {
+  const { budget } = request;
+  if (!budget) return next(request);
+  const limit = budget.reserve(request.limit, request.skip);
+  if (limit === 0) {
+    throw new UpstreamError(
+      `Not fetched: this operation has reached its credit limit (${budget.limit}, the smaller of its budget and its estimate). A list returns the records it has, with "hasNextPage" and "endCursor" to resume from.`,
+      { code: 'CREDIT_BUDGET_EXHAUSTED', failure: 'budget' },
+    );
+  }
+  let charged = 0;
+  try {
+    const envelope = await next(limit === request.limit ? request : { ...request, limit });
+    charged = creditsOf(envelope);
+    return envelope;
+  } finally {
+    budget.settle(limit, charged);
+  }
+};
