@@ -23,8 +23,8 @@ export const ESTIMATE_HEADER = 'x-credit-estimate';
 
 /** The budget a request asks for, lowered to the ceiling; an error for a value that is not one. */
 function budgetOf(header: string | null, options: CreditBudgetOptions): number | GraphQLError {
-  if (header === null) return options.defaultBudget;
-  const text = header.trim();
+  const text = header?.trim();
+  if (!text) return options.defaultBudget;
   if (!/^\d{1,15}$/.test(text)) {
     return new GraphQLError(
       `Header "X-Credit-Budget": must be a whole number of credits from 0 to ${options.maxBudget} (got "${text.slice(0, 40)}").`,
@@ -40,7 +40,8 @@ function budgetOf(header: string | null, options: CreditBudgetOptions): number |
  * - `X-Credit-Estimate: only` answers `data: null` with the estimate, and spends nothing;
  * - above the budget (`X-Credit-Budget`, else the default; at most the ceiling) it refuses the
  *   operation with CREDIT_BUDGET_EXCEEDED `{ estimate, budget }`, before any upstream request;
- * - an answer that could hold more than `maxRecords` records is refused (RESPONSE_TOO_LARGE);
+ * - an answer that could hold more than `maxRecords` records is refused (RESPONSE_TOO_LARGE),
+ *   the money first: a client learns of its budget before the size;
  * - otherwise the operation may spend the smaller of its budget and its estimate, a hard stop
  *   the upstream session keeps page by page (see `CreditBudget`).
  * The figures reach `extensions.credits` through `useCreditsExtension`.
@@ -64,18 +65,6 @@ export function useCreditBudget(options: CreditBudgetOptions): Plugin {
         setResultAndStopExecution({ data: null });
         return;
       }
-      if (estimate.records > options.maxRecords) {
-        setResultAndStopExecution({
-          errors: [
-            gatewayError(
-              ErrorCode.RESPONSE_TOO_LARGE,
-              `This operation's answer could hold ${estimate.records} records, above the limit of ${options.maxRecords}. Ask for fewer records (a smaller "first", fewer aliases or less nesting).`,
-              { records: estimate.records, limit: options.maxRecords },
-            ),
-          ],
-        });
-        return;
-      }
       if (estimate.credits > budget) {
         const raise =
           budget < options.maxBudget
@@ -87,6 +76,18 @@ export function useCreditBudget(options: CreditBudgetOptions): Plugin {
               ErrorCode.CREDIT_BUDGET_EXCEEDED,
               `This operation could cost up to ${estimate.credits} credits, above its budget of ${budget}. Ask for fewer records (a smaller "first", fewer aliases or less nesting)${raise}.`,
               { estimate: estimate.credits, budget },
+            ),
+          ],
+        });
+        return;
+      }
+      if (estimate.records > options.maxRecords) {
+        setResultAndStopExecution({
+          errors: [
+            gatewayError(
+              ErrorCode.RESPONSE_TOO_LARGE,
+              `This operation's answer could hold ${estimate.records} records, above the limit of ${options.maxRecords}. Ask for fewer records (a smaller "first", fewer aliases or less nesting).`,
+              { records: estimate.records, limit: options.maxRecords },
             ),
           ],
         });

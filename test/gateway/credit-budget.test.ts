@@ -1,0 +1,292 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config.js';
+import { resolveUpstreamConnection } from '../../src/pagination/resolve-upstream-connection.js';
+import { createUpstream, type Upstream } from '../../src/upstream/create-upstream.js';
+import { UpstreamSession } from '../../src/upstream/upstream-session.js';
+import { startStack, type Stack } from '../helpers/start-stack.js';
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(() => stack?.close());
+beforeEach(() => stack.sandbox.reset());
+
+/** Upstream requests and credits the sandbox saw since the last reset. */
+function spent() {
+  const log = stack.sandbox.requestLog();
+  return { requests: log.length, credits: log.reduce((sum, entry) => sum + entry.records, 0) };
+}
+
+const budget = (credits: number | string) => ({ headers: { 'x-credit-budget': String(credits) } });
+
+describe('the budget, checked before anything runs', () => {
+  it('an operation above its budget is refused with both figures, and nothing reaches the upstream', async () => {
+    const response = await stack.gql(
+      `{ fundingEvents(first: 51) { nodes { uuid } } }`,
+      {},
+      budget(50),
+    );
+    expect(response.data ?? null).toBeNull();
+    expect(response.errors).toEqual([
+      {
+        message: expect.stringMatching(/up to 51 credits, above its budget of 50.*X-Credit-Budget/),
+        extensions: { code: 'CREDIT_BUDGET_EXCEEDED', estimate: 51, budget: 50 },
+      },
+    ]);
+    expect(response.extensions).toEqual({
+      credits: { used: 0, remaining: null, estimate: 51, budget: 50 },
+      upstreamRequests: 0,
+    });
+    expect(spent()).toEqual({ requests: 0, credits: 0 });
+  });
+
+  it('an operation at its budget runs', async () => {
+    const response = await stack.gql(
+      `{ fundingEvents(first: 50) { nodes { uuid } } }`,
+      {},
+      budget(50),
+    );
+    expect(response.errors).toBeUndefined();
+    expect(response.data.fundingEvents.nodes).toHaveLength(50);
+    expect(response.extensions!.credits).toMatchObject({ used: 50, estimate: 50, budget: 50 });
+    expect(spent().credits).toBe(50);
+  });
+
+  it('without the header, the default budget (1,000) applies', async () => {
+    const within = await stack.gql(`{ fundingEvents(first: 500) { nodes { uuid } } }`);
+    expect(within.errors).toBeUndefined();
+    expect(within.extensions!.credits).toMatchObject({ estimate: 500, budget: 1000 });
+    stack.sandbox.reset();
+    const above = await stack.gql(`{
+      a: fundingEvents(first: 500) { nodes { uuid } }
+      b: companies(first: 500) { nodes { uuid } }
+      c: investors(first: 1) { nodes { uuid } }
+    }`);
+    expect(above.errors![0]!.extensions).toEqual({
+      code: 'CREDIT_BUDGET_EXCEEDED',
+      estimate: 1001,
+      budget: 1000,
+    });
+    expect(spent().requests).toBe(0);
+  });
+
+  it('a budget above the ceiling (CREDIT_BUDGET_MAX, 10,000) is lowered to it, and the message says so', async () => {
+    const response = await stack.gql(
+      `{ fundingEvents(first: 500) { nodes { company { execMoves(first: 100) { nodes { uuid } } } } } }`,
+      {},
+      budget(1_000_000),
+    );
+    expect(response.errors![0]!.extensions).toEqual({
+      code: 'CREDIT_BUDGET_EXCEEDED',
+      estimate: 50_500,
+      budget: 10_000,
+    });
+    expect(response.errors![0]!.message).not.toContain('X-Credit-Budget');
+    expect(spent().requests).toBe(0);
+  });
+
+  it.each(['-1', '1.5', 'lots', '', '1e3'])(
+    'a budget header of "%s" is a 400 naming the header and the rule',
+    async (value) => {
+      const response = await stack.gql(
+        `{ companies(first: 1) { nodes { uuid } } }`,
+        {},
+        budget(value),
+      );
+      // An empty header is no header: the default applies.
+      if (value === '') {
+        expect(response.errors).toBeUndefined();
+        return;
+      }
+      expect(response.status).toBe(400);
+      expect(response.errors![0]).toMatchObject({
+        message: expect.stringContaining('Header "X-Credit-Budget": must be a whole number'),
+        extensions: { code: 'BAD_REQUEST' },
+      });
+      expect(spent().requests).toBe(0);
+    },
+  );
+
+  it('X-Credit-Estimate: only answers the estimate with data null and spends nothing', async () => {
+    const response = await stack.gql(
+      `{ fundingEvents(first: 50) { nodes { company { execMoves(first: 3) { nodes { uuid } } } } } }`,
+      {},
+      { headers: { 'x-credit-estimate': 'only' } },
+    );
+    expect(response.data).toBeNull();
+    expect(response.errors).toBeUndefined();
+    expect(response.extensions).toEqual({
+      credits: { used: 0, remaining: null, estimate: 200, budget: 1000 },
+      upstreamRequests: 0,
+    });
+    expect(spent().requests).toBe(0);
+  });
+
+  it('X-Credit-Estimate: only also answers for an operation above the budget, without an error', async () => {
+    const response = await stack.gql(
+      `{ fundingEvents(first: 500) { nodes { company { fundingEvents(first: 500) { nodes { uuid } } } } } }`,
+      {},
+      { headers: { 'x-credit-estimate': 'only' } },
+    );
+    expect(response.data).toBeNull();
+    expect(response.errors).toBeUndefined();
+    expect(response.extensions!.credits).toMatchObject({ estimate: 250_500, budget: 1000 });
+  });
+
+  it('an answer that could hold more records than MAX_RESPONSE_RECORDS is refused before it runs', async () => {
+    // 500 rounds, each with its company and up to 10 investors counted: 6,000 records.
+    const query = `{ fundingEvents(first: 500) { nodes { uuid company { name } investors { name } } } }`;
+    const small = await startStack({ config: { maxResponseRecords: 5_999 } });
+    try {
+      const refused = await small.gql(query);
+      expect(refused.errors![0]).toMatchObject({
+        message: expect.stringContaining('could hold 6000 records, above the limit of 5999'),
+        extensions: { code: 'RESPONSE_TOO_LARGE', records: 6000, limit: 5999 },
+      });
+      expect(small.sandbox.requestLog()).toHaveLength(0);
+    } finally {
+      await small.close();
+    }
+    const allowed = await stack.gql(query);
+    expect(allowed.errors).toBeUndefined();
+  });
+});
+
+describe('the abuse shapes, under the default budget', () => {
+  it('aliases of large lists with distinct filters', async () => {
+    const aliases = Array.from(
+      { length: 15 },
+      (_, i) => `a${i}: fundingEvents(first: 500, minAmountUsd: ${i}) { nodes { uuid } }`,
+    );
+    const response = await stack.gql(`{ ${aliases.join('\n')} }`);
+    expect(response.errors![0]!.extensions).toMatchObject({
+      code: 'CREDIT_BUDGET_EXCEEDED',
+      estimate: 7_500,
+    });
+    expect(spent().requests).toBe(0);
+  });
+
+  it('a nested fan-out', async () => {
+    const response = await stack.gql(`{
+      fundingEvents(first: 100) { edges { node { company { fundingEvents(first: 100) { edges { node { uuid } } } } } } }
+    }`);
+    expect(response.errors![0]!.extensions).toMatchObject({
+      code: 'CREDIT_BUDGET_EXCEEDED',
+      estimate: 10_100,
+    });
+    expect(spent().requests).toBe(0);
+  });
+
+  it('deep nesting with a small first: every level multiplies', async () => {
+    let selection = 'uuid';
+    for (let level = 0; level < 5; level++) {
+      selection = `company { fundingEvents(first: 4) { nodes { ${selection} } } }`;
+    }
+    const response = await stack.gql(`{ fundingEvents(first: 4) { nodes { ${selection} } } }`);
+    expect(response.errors![0]!.extensions).toMatchObject({
+      code: 'CREDIT_BUDGET_EXCEEDED',
+      estimate: 4 + 16 + 64 + 256 + 1024 + 4096,
+    });
+    expect(spent().requests).toBe(0);
+  });
+});
+
+describe('the hard stop while running (the session, without an estimate)', () => {
+  let upstream: Upstream;
+  beforeAll(() => {
+    upstream = createUpstream({ baseUrl: stack.sandbox.url, timeoutMs: 5_000 });
+  });
+  afterAll(() => upstream.close());
+
+  const session = (limit?: number) => {
+    const s = new UpstreamSession({
+      call: upstream.call,
+      apiKey: stack.sandbox.keys.demo,
+      concurrency: 8,
+    });
+    if (limit !== undefined) s.budget.limitTo(limit);
+    return s;
+  };
+  const list = (s: UpstreamSession, first: number, after?: string | null) =>
+    resolveUpstreamConnection(s, 'fundingEvents', {}, { first, after }, defaultConfig, () => {});
+
+  it('cuts the page to the credits left, ends the list there, and its endCursor resumes exactly', async () => {
+    const cut = await list(session(30), 100);
+    expect(cut.edges).toHaveLength(30);
+    expect(cut.pageInfo.hasNextPage).toBe(true);
+    expect(spent()).toEqual({ requests: 1, credits: 30 });
+
+    const rest = await list(session(), 70, cut.pageInfo.endCursor);
+    const whole = await list(session(), 100);
+    expect([...cut.edges, ...rest.edges].map((e) => e.node.id)).toEqual(
+      whole.edges.map((e) => e.node.id),
+    );
+  });
+
+  it('spends nothing more once the credits are gone, and reports CREDIT_BUDGET_EXHAUSTED', async () => {
+    const s = session(120);
+    const errors: unknown[] = [];
+    const connection = await resolveUpstreamConnection(
+      s,
+      'fundingEvents',
+      {},
+      { first: 250 },
+      defaultConfig,
+      (error) => errors.push(error),
+    );
+    expect(connection.edges).toHaveLength(120);
+    expect(connection.pageInfo.hasNextPage).toBe(true);
+    expect(errors).toEqual([expect.objectContaining({ code: 'CREDIT_BUDGET_EXHAUSTED' })]);
+    expect(spent()).toEqual({ requests: 2, credits: 120 });
+  });
+
+  it('concurrent lists share the limit: together they never pass it', async () => {
+    const s = session(50);
+    const lists = await Promise.all([
+      list(s, 40),
+      resolveUpstreamConnection(s, 'companies', {}, { first: 40 }, defaultConfig, () => {}),
+    ]);
+    expect(lists[0]!.edges.length + lists[1]!.edges.length).toBe(50);
+    expect(spent().credits).toBe(50);
+  });
+
+  it('a list resuming inside a page is not sent when the credits left would not reach past it', async () => {
+    const first = await list(session(), 5);
+    const midPage = first.edges[2]!.cursor; // resuming re-reads 3 records
+    const s = session(3);
+    const errors: unknown[] = [];
+    const connection = await resolveUpstreamConnection(
+      s,
+      'fundingEvents',
+      {},
+      { first: 5, after: midPage },
+      defaultConfig,
+      (error) => errors.push(error),
+    );
+    expect(connection.edges).toHaveLength(0);
+    expect(connection.pageInfo).toMatchObject({ hasNextPage: true, endCursor: midPage });
+    expect(errors).toEqual([expect.objectContaining({ code: 'CREDIT_BUDGET_EXHAUSTED' })]);
+    expect(spent()).toEqual({ requests: 1, credits: 5 });
+  });
+});
+
+describe('a client that goes away', () => {
+  it('stops its operation: no upstream request is sent after the disconnect', async () => {
+    // 500 records are five upstream pages, one after the other, 300 ms each.
+    stack.sandbox.setLatency({ fixedMs: 300 });
+    const controller = new AbortController();
+    const request = fetch(stack.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': stack.sandbox.keys.demo },
+      body: JSON.stringify({ query: `{ fundingEvents(first: 500) { nodes { uuid } } }` }),
+      signal: controller.signal,
+    }).catch((error: Error) => error);
+    await new Promise((resolve) => setTimeout(resolve, 450));
+    controller.abort();
+    expect(await request).toBeInstanceOf(Error);
+    // Long enough for the five pages had the operation gone on.
+    await new Promise((resolve) => setTimeout(resolve, 1_800));
+    expect(stack.sandbox.requestLog().length).toBeLessThanOrEqual(2);
+  });
+});
