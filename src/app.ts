@@ -10,6 +10,7 @@ import { useCreditBudget } from './plugins/use-credit-budget.js';
 import { useCreditsExtension } from './plugins/use-credits-extension.js';
 import { useParserLimits } from './plugins/use-parser-limits.js';
 import { usePartialErrors } from './plugins/use-partial-errors.js';
+import { useQueryLimits } from './plugins/use-query-limits.js';
 import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
 import { useRequestParamErrors } from './plugins/use-request-param-errors.js';
 import { useVariableErrors } from './plugins/use-variable-errors.js';
@@ -78,7 +79,12 @@ export function createApp(config: Config, deps: AppDeps) {
       // Before useRequestBodyLimit, which wraps whichever request parser is chosen.
       useRequestParamErrors(),
       useRequestBodyLimit(config.maxRequestBytes),
-      useParserLimits({ maxDepth: 64, maxTokens: 20_000 }),
+      // Depth, aliases, tokens and directives: a document's size and shape bound the work and
+      // upstream fan-out one request can cause. Before useParserLimits, which wraps the parse
+      // function that Armor's token limit replaces.
+      useQueryLimits(config),
+      // Keeps graphql-js's recursive parser off documents nested too deep to parse safely.
+      useParserLimits({ maxDepth: 64 }),
       useVariableErrors(),
       // After useVariableErrors: it estimates with the coerced variables, before anything runs.
       useCreditBudget({

@@ -79,6 +79,30 @@ export const settings = {
     1_000_000,
     'largest request body accepted; above it, HTTP 413',
   ),
+  maxDepth: setting(
+    'MAX_DEPTH',
+    integer(1, 64),
+    16,
+    "deepest nesting of fields in an operation (a connection's `edges { node }` counts two levels)",
+  ),
+  maxAliases: setting(
+    'MAX_ALIASES',
+    integer(0, 1_000),
+    20,
+    'most aliases in an operation, fragments included (`__typename` aliases not counted)',
+  ),
+  maxTokens: setting(
+    'MAX_TOKENS',
+    integer(1_000, 100_000),
+    5_000,
+    'most lexical tokens in a document (comments not counted); parsing stops there',
+  ),
+  maxDirectives: setting(
+    'MAX_DIRECTIVES',
+    integer(0, 1_000),
+    50,
+    'most directives in an operation, fragments included',
+  ),
   cursorSecret: setting(
     'CURSOR_SECRET',
     string({ trim: false }),

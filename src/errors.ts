@@ -33,6 +33,14 @@ export const ErrorCode = {
   REQUEST_ENTITY_TOO_LARGE: 'REQUEST_ENTITY_TOO_LARGE',
   /** The document nests selection sets, lists and arguments too deep to parse (HTTP 400). */
   DOCUMENT_TOO_DEEP: 'DOCUMENT_TOO_DEEP',
+  /** Fields nested deeper than `MAX_DEPTH` (HTTP 400); `extensions` has `limit` and `found`. */
+  MAX_DEPTH_EXCEEDED: 'MAX_DEPTH_EXCEEDED',
+  /** More aliases than `MAX_ALIASES` (HTTP 400); `extensions` has `limit` and `found`. */
+  MAX_ALIASES_EXCEEDED: 'MAX_ALIASES_EXCEEDED',
+  /** More tokens than `MAX_TOKENS`, refused while parsing (HTTP 400); `extensions.limit`. */
+  MAX_TOKENS_EXCEEDED: 'MAX_TOKENS_EXCEEDED',
+  /** More directives than `MAX_DIRECTIVES` (HTTP 400); `extensions` has `limit` and `found`. */
+  MAX_DIRECTIVES_EXCEEDED: 'MAX_DIRECTIVES_EXCEEDED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -53,8 +61,10 @@ export interface ErrorDetails {
   budget?: number;
   /** Records the answer could hold (RESPONSE_TOO_LARGE). */
   records?: number;
-  /** The limit that was passed (RESPONSE_TOO_LARGE). */
+  /** The limit a document broke (RESPONSE_TOO_LARGE, MAX_DEPTH_EXCEEDED and the other query limits). */
   limit?: number;
+  /** What the document has of what `limit` bounds, when known. */
+  found?: number;
 }
 
 /** A `GraphQLError` with a stable code; Yoga passes it to the client unmasked. */

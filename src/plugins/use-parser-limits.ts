@@ -2,12 +2,10 @@ import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { ErrorCode } from '../errors.js';
 
-/** Limits on a GraphQL document, checked before and while it is parsed. */
+/** Limits on a GraphQL document, checked before it is parsed. */
 export interface ParserLimits {
   /** Deepest nesting of `{`, `[` and `(` together (default 64). */
   maxDepth?: number;
-  /** Most lexical tokens, comments not counted (default 20,000; graphql-js's `maxTokens`). */
-  maxTokens?: number;
 }
 
 const OPEN_BRACE = 0x7b;
@@ -72,29 +70,26 @@ function tooDeep(maxDepth: number) {
 }
 
 /**
- * Refuses documents that would make graphql-js's recursive parser overflow the stack (a 500 and
- * a stack trace on stderr per request) or spend long on a huge document:
+ * Refuses documents nested deeper than `maxDepth`, which would make graphql-js's recursive parser
+ * overflow the stack (a 500 and a stack trace on stderr per request): DOCUMENT_TOO_DEEP, found by
+ * a scan of the source before parsing. (The token limit, the other guard of the parser, is
+ * `MAX_TOKENS` in useQueryLimits.)
  *
- * - nested deeper than `maxDepth`: DOCUMENT_TOO_DEEP, found by a scan of the source before
- *   parsing;
- * - more than `maxTokens` tokens: graphql-js stops parsing with its own syntax error, which says
- *   so and which Yoga answers as GRAPHQL_PARSE_FAILED like any document that does not parse (a
- *   code of our own would mean matching graphql-js's message text).
+ * A parse error to Yoga: HTTP 400 under `Accept: application/graphql-response+json`, 200 under
+ * `application/json` alone, as the GraphQL-over-HTTP spec asks.
  *
- * Both are parse errors to Yoga: HTTP 400 under `Accept: application/graphql-response+json`, 200
- * under `application/json` alone, as the GraphQL-over-HTTP spec asks.
- *
- * Wraps the parse function rather than replacing it, so Yoga's parse cache still answers a
- * document it has seen (refusals included) without a second scan.
+ * Wraps the parse function it is given rather than replacing it, so Yoga's parse cache still
+ * answers a document it has seen (refusals included) without a second scan, and the token limit
+ * set before it still applies.
  */
-export function useParserLimits({ maxDepth = 64, maxTokens = 20_000 }: ParserLimits = {}): Plugin {
+export function useParserLimits({ maxDepth = 64 }: ParserLimits = {}): Plugin {
   return {
     onParse({ parseFn, setParseFn }) {
       setParseFn((source, options) => {
         if (nestsDeeperThan(typeof source === 'string' ? source : source.body, maxDepth)) {
           throw tooDeep(maxDepth);
         }
-        return parseFn(source, { ...options, maxTokens });
+        return parseFn(source, options);
       });
     },
   };

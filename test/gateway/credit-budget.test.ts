@@ -178,16 +178,26 @@ describe('the abuse shapes, under the default budget', () => {
     expect(spent().requests).toBe(0);
   });
 
-  it('deep nesting with a small first: every level multiplies', async () => {
+  const nested = (levels: number) => {
     let selection = 'uuid';
-    for (let level = 0; level < 5; level++) {
+    for (let level = 0; level < levels; level++) {
       selection = `company { fundingEvents(first: 4) { nodes { ${selection} } } }`;
     }
-    const response = await stack.gql(`{ fundingEvents(first: 4) { nodes { ${selection} } } }`);
+    return `{ fundingEvents(first: 4) { nodes { ${selection} } } }`;
+  };
+
+  it('deep nesting with a small first: every level multiplies', async () => {
+    const response = await stack.gql(nested(4));
     expect(response.errors![0]!.extensions).toMatchObject({
       code: 'CREDIT_BUDGET_EXCEEDED',
-      estimate: 4 + 16 + 64 + 256 + 1024 + 4096,
+      estimate: 4 + 16 + 64 + 256 + 1024,
     });
+    expect(spent().requests).toBe(0);
+  });
+
+  it('ten levels deep (5 credits, a huge answer) is refused by the depth limit', async () => {
+    const response = await stack.gql(nested(10));
+    expect(response.errors![0]!.extensions).toMatchObject({ code: 'MAX_DEPTH_EXCEEDED' });
     expect(spent().requests).toBe(0);
   });
 });

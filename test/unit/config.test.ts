@@ -45,6 +45,10 @@ describe('loadConfig', () => {
       creditBudgetMax: 10_000,
       maxResponseRecords: 10_000,
       maxRequestBytes: 1_000_000,
+      maxDepth: 16,
+      maxAliases: 20,
+      maxTokens: 5_000,
+      maxDirectives: 50,
       cursorSecret: DEFAULT_CURSOR_SECRET,
     });
     expect(defaultConfig).toEqual(loadConfig({}));
@@ -66,6 +70,10 @@ describe('loadConfig', () => {
         CREDIT_BUDGET_MAX: '100000000',
         MAX_RESPONSE_RECORDS: '1',
         MAX_REQUEST_BYTES: '1000',
+        MAX_DEPTH: '64',
+        MAX_ALIASES: '0',
+        MAX_TOKENS: '1000',
+        MAX_DIRECTIVES: '1000',
         CURSOR_SECRET: ' s3cret ',
       }),
     ).toEqual({
@@ -82,6 +90,10 @@ describe('loadConfig', () => {
       creditBudgetMax: 100_000_000,
       maxResponseRecords: 1,
       maxRequestBytes: 1000,
+      maxDepth: 64,
+      maxAliases: 0,
+      maxTokens: 1000,
+      maxDirectives: 1000,
       cursorSecret: ' s3cret ',
     });
   });
@@ -113,6 +125,11 @@ describe('loadConfig', () => {
       { MAX_REQUEST_BYTES: '999' },
       'MAX_REQUEST_BYTES must be an integer from 1000 to 100000000 (got "999")',
     ],
+    [{ MAX_DEPTH: '0' }, 'MAX_DEPTH must be an integer from 1 to 64 (got "0")'],
+    [{ MAX_DEPTH: '65' }, 'MAX_DEPTH must be an integer from 1 to 64 (got "65")'],
+    [{ MAX_ALIASES: '-1' }, 'MAX_ALIASES must be an integer from 0 to 1000 (got "-1")'],
+    [{ MAX_TOKENS: '999' }, 'MAX_TOKENS must be an integer from 1000 to 100000 (got "999")'],
+    [{ MAX_DIRECTIVES: '1001' }, 'MAX_DIRECTIVES must be an integer from 0 to 1000 (got "1001")'],
     [
       { DEFAULT_PAGE_SIZE: '501' },
       'DEFAULT_PAGE_SIZE must be an integer from 1 to MAX_PAGE_SIZE (500) (got "501")',
