@@ -1,0 +1,62 @@
+import {
+  getNamedType,
+  getNullableType,
+  isListType,
+  isObjectType,
+  type GraphQLField,
+  type GraphQLObjectType,
+} from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { creditCostOf } from '../../src/estimate/credit-cost.js';
+import { schema } from '../../src/schema/index.js';
+
+const objectTypes = Object.values(schema.getTypeMap()).filter(
+  (type): type is GraphQLObjectType => isObjectType(type) && !type.name.startsWith('__'),
+);
+const fields = objectTypes.flatMap((type) =>
+  Object.values(type.getFields()).map(
+    (field) => [`${type.name}.${field.name}`, type, field] as const,
+  ),
+);
+const isConnectionType = (type: GraphQLObjectType) => type.name.endsWith('Connection');
+
+/** Whether a value of `type` is only leaves: nothing under it can spend or hold a record. */
+function isPlain(type: GraphQLObjectType): boolean {
+  return (
+    !type.getInterfaces().some((i) => i.name === 'Node') &&
+    Object.values(type.getFields()).every((f) => !isObjectType(getNamedType(f.type)))
+  );
+}
+
+describe('every field that can spend declares its cost (the estimate reads nothing else)', () => {
+  it.each(fields.filter(([, , field]) => isConnectionType(getNamedType(field.type) as never)))(
+    '%s, a connection',
+    (_name, _type, field) => {
+      expect(creditCostOf(field as GraphQLField<unknown, unknown>)?.kind).toBe('connection');
+    },
+  );
+
+  it.each(
+    Object.values(schema.getQueryType()!.getFields())
+      .filter((field) => !isConnectionType(getNamedType(field.type) as GraphQLObjectType))
+      .map((field) => [field.name, field] as const),
+  )('Query.%s, a lookup', (_name, field) => {
+    expect(creditCostOf(field)?.kind).toBe('lookup');
+  });
+
+  it('a list of objects outside a connection is counted, or holds only leaves', () => {
+    const unbounded = fields
+      .filter(([, type, field]) => {
+        const item = getNamedType(field.type);
+        return (
+          !isConnectionType(type) &&
+          isListType(getNullableType(field.type)) &&
+          isObjectType(item) &&
+          !creditCostOf(field) &&
+          !isPlain(item)
+        );
+      })
+      .map(([name]) => name);
+    expect(unbounded).toEqual([]);
+  });
+});
