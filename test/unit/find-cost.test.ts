@@ -11,6 +11,7 @@ import {
 } from '../../src/nodes/investor-node.js';
 import { nodeTypes } from '../../src/nodes/node-types.js';
 import type { NodeId } from '../../src/nodes/node-type.js';
+import type { UpstreamRecord } from '../../src/upstream/types.js';
 import type { UpstreamCall } from '../../src/upstream/upstream-call.js';
 import { UpstreamSession } from '../../src/upstream/upstream-session.js';
 
@@ -24,7 +25,10 @@ function worstCaseSession() {
   const call: UpstreamCall = async ({ limit, ledger }) => {
     ledger.sent();
     charged += limit;
-    const data = Array.from({ length: limit }, () => ({ id: `other-${serial++}` }));
+    const data = Array.from(
+      { length: limit },
+      () => ({ id: `other-${serial++}` }) as UpstreamRecord,
+    );
     const meta = { endpoint: 'stand-in', creditsUsed: limit, creditsRemaining: 1_000_000 };
     ledger.charged(meta);
     return { success: true, data, pagination: { hasMore: true, nextCursor: `c${serial}` }, meta };
