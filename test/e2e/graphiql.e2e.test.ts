@@ -81,7 +81,7 @@ describe('GraphiQL in a browser', () => {
     await stack?.close();
   });
 
-  it('opens with the example query and the demo key in the headers editor', async () => {
+  it('opens with the example query, the demo key and the budget in the headers editor', async () => {
     await expect(page.title()).resolves.toBe('Business-Signals GraphQL');
     const queryEditor = page.locator('.graphiql-query-editor');
     await expect.poll(() => editorText(queryEditor), UNTIL).toContain('query LatestFunding {');
@@ -92,6 +92,7 @@ describe('GraphiQL in a browser', () => {
     await expect
       .poll(() => editorText(headersEditor), UNTIL)
       .toContain(`"X-API-Key":"${stack!.sandbox.keys.demo}"`);
+    expect(await editorText(headersEditor)).toContain('"X-Credit-Budget":"1000"');
   });
 
   it('runs the example query with the demo key and shows the data and the credits spent', async () => {
