@@ -22,8 +22,8 @@ export const builder = new SchemaBuilder<SchemaTypes>({
     nodesOnConnection: true,
     edgesFieldOptions: { nullable: false },
     nodeFieldOptions: { nullable: false },
-    encodeGlobalID: encodeGlobalId,
-    decodeGlobalID: (globalId) => decodeGlobalId(globalId),
+    encodeGlobalID: (typename, id, { config }) => encodeGlobalId(typename, id, config.cursorSecret),
+    decodeGlobalID: (globalId, { config }) => decodeGlobalId(globalId, config.cursorSecret),
   },
 });
 

@@ -93,10 +93,13 @@ builder.queryFields((t) => ({
       uuid: t.arg.id({ description: "The service's UUID." }),
       domain: t.arg.string({ description: 'The exact company domain.' }),
     },
-    resolve: (_root, args, { records, upstream }) => {
+    resolve: (_root, args, { records, upstream, config }) => {
       const [argument, value] = exactlyOne(args, ['id', 'uuid', 'domain']);
       if (argument === 'domain') return findCompanyByDomain(upstream, value);
-      return records.load(companyNode, companyNode.idFromArgument(value, argument));
+      return records.load(
+        companyNode,
+        companyNode.idFromArgument(value, argument, config.cursorSecret),
+      );
     },
   }),
 }));

@@ -68,10 +68,13 @@ builder.queryFields((t) => ({
       uuid: t.arg.id({ description: "The service's UUID." }),
       domain: t.arg.string({ description: 'The exact investor domain.' }),
     },
-    resolve: (_root, args, { records, upstream }) => {
+    resolve: (_root, args, { records, upstream, config }) => {
       const [argument, value] = exactlyOne(args, ['id', 'uuid', 'domain']);
       if (argument === 'domain') return findInvestorByDomain(upstream, value);
-      return records.load(investorNode, investorNode.idFromArgument(value, argument));
+      return records.load(
+        investorNode,
+        investorNode.idFromArgument(value, argument, config.cursorSecret),
+      );
     },
   }),
 }));

@@ -41,9 +41,12 @@ builder.queryField('person', (t) =>
       id: t.arg.id({ description: 'The Person `id` (global id).' }),
       uuid: t.arg.id({ description: "The service's UUID." }),
     },
-    resolve: (_root, args, { records }) => {
+    resolve: (_root, args, { records, config }) => {
       const [argument, value] = exactlyOne(args, ['id', 'uuid']);
-      return records.load(personNode, personNode.idFromArgument(value, argument));
+      return records.load(
+        personNode,
+        personNode.idFromArgument(value, argument, config.cursorSecret),
+      );
     },
   }),
 );
