@@ -22,6 +22,9 @@ export const builder = new SchemaBuilder<SchemaTypes>({
     nodesOnConnection: true,
     edgesFieldOptions: { nullable: false },
     nodeFieldOptions: { nullable: false },
+    // Query.node and Query.nodes are in node.ts, so that a refused id names its argument.
+    nodeQueryOptions: false,
+    nodesQueryOptions: false,
     encodeGlobalID: (typename, id, { config }) => encodeGlobalId(typename, id, config.cursorSecret),
     decodeGlobalID: (globalId, { config }) => decodeGlobalId(globalId, config.cursorSecret),
   },
