@@ -107,7 +107,7 @@ export const settings = {
     'CURSOR_SECRET',
     string({ trim: false }),
     DEFAULT_CURSOR_SECRET,
-    'key that signs connection cursors; set your own in production so cursors cannot be forged',
+    'key that signs cursors and global ids with hints; set your own in production, the same on every instance (changing it voids the ids and cursors issued)',
     { secret: true },
   ),
 };

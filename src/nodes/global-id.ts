@@ -1,3 +1,4 @@
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { ErrorCode, gatewayError } from '../errors.js';
 
 /** The node types, each refetchable through `Query.node`. */
@@ -44,34 +45,143 @@ export function formatLocalId(uuid: string, ...hints: (string | null | undefined
   return id;
 }
 
-/** Opaque Relay global id: base64url of `Type:localId`. */
-export function encodeGlobalId(typename: string, localId: string | number | bigint): string {
-  return Buffer.from(`${typename}:${localId}`).toString('base64url');
+type IdKeys = readonly [inner: string, outer: string];
+
+/** Keys derived once per secret (a process has one or two), not per id written. */
+const keysBySecret = new Map<string, IdKeys>();
+
+/**
+ * The id-signing keys derived from `secret`: two 64-character hex strings, each one SHA-256 block
+ * when hashed (ASCII, so a byte per character). Their labels hold no newline, so no cursor's
+ * signed text (always `boundTo\nupstream`) is ever one of them: a cursor signature never serves
+ * as an id key or an id signature.
+ */
+function idKeys(secret: string): IdKeys {
+  let keys = keysBySecret.get(secret);
+  if (!keys) {
+    const derive = (label: string) =>
+      createHmac('sha256', secret)
+        .update(`business-signals-gateway/global-id/v1/${label}`)
+        .digest('hex');
+    keys = [derive('inner'), derive('outer')];
+    keysBySecret.set(secret, keys);
+  }
+  return keys;
 }
 
-function badId(argument: string, value: string) {
+/** Characters of the signature: 96 bits of base64url. */
+const MAC_LENGTH = 16;
+
+/**
+ * The signature of `Type:localId`: `H(outer ‖ H(inner ‖ text))` with SHA-256, one-block keys and
+ * the inner digest as base64url text. That is HMAC's construction with independent keys (the
+ * outer hash hides the inner state, so no length extension), at half the cost of `createHmac`
+ * because `crypto.hash` makes no hash object: about 1.3 µs against 2.5 µs.
+ */
+function mac(text: string, secret: string): string {
+  const [inner, outer] = idKeys(secret);
+  return hash('sha256', outer + hash('sha256', inner + text, 'base64url'), 'base64url').slice(
+    0,
+    MAC_LENGTH,
+  );
+}
+
+/** Compares signatures in constant time, so that timing tells nothing of the right one. */
+function sameMac(expected: string, given: string) {
+  const a = Buffer.from(expected);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+const PIPE = '|'.charCodeAt(0);
+
+/** True when a local id carries a hint that is not empty: something to look the record up by. */
+function hasHints(localId: string): boolean {
+  const bar = localId.indexOf('|');
+  if (bar < 0) return false;
+  for (let i = bar + 1; i < localId.length; i++) if (localId.charCodeAt(i) !== PIPE) return true;
+  return false;
+}
+
+/**
+ * Opaque Relay global id: base64url of `Type:localId`. An id that carries hints is signed with a
+ * key derived from `secret` (`<base64url>.<signature>`; base64url has no `.`), since its hints
+ * drive lookups that spend the caller's credits; one without (a UUID alone) is left unsigned.
+ */
+export function encodeGlobalId(
+  typename: string,
+  localId: string | number | bigint,
+  secret: string,
+): string {
+  const local = String(localId);
+  const text = `${typename}:${local}`;
+  const encoded = Buffer.from(text).toString('base64url');
+  return hasHints(local) ? `${encoded}.${mac(text, secret)}` : encoded;
+}
+
+/** What a global id turned out to be: one this gateway issued, or why it is not. */
+export type GlobalIdReading =
+  | { ok: true; typename: NodeTypeName; localId: string }
+  | { ok: false; reason: 'malformed' | 'forged' };
+
+/**
+ * Reads a global id without throwing. `forged`: well-formed, but its hints are not signed with
+ * `secret` (signature missing, altered or truncated, or the hints altered), or it is signed
+ * without having hints; nothing it says may be acted on.
+ */
+export function inspectGlobalId(globalId: string, secret: string): GlobalIdReading {
+  const dot = globalId.indexOf('.');
+  const encoded = dot < 0 ? globalId : globalId.slice(0, dot);
+  const text = Buffer.from(encoded, 'base64url').toString('utf8');
+  const colon = text.indexOf(':');
+  const typename = text.slice(0, colon);
+  const localId = text.slice(colon + 1);
+  if (colon < 1 || !nodeTypes.has(typename)) return { ok: false, reason: 'malformed' };
+  try {
+    if (!isUuid(parseLocalId(localId).uuid)) return { ok: false, reason: 'malformed' };
+  } catch {
+    return { ok: false, reason: 'malformed' };
+  }
+  const given = dot < 0 ? null : globalId.slice(dot + 1);
+  const verified = hasHints(localId)
+    ? given !== null && sameMac(mac(text, secret), given)
+    : given === null;
+  if (!verified) return { ok: false, reason: 'forged' };
+  return { ok: true, typename: typename as NodeTypeName, localId };
+}
+
+/**
+ * The type and local id of a global id this gateway issued with `secret`; null when it is
+ * malformed, of no node type, or its signature does not verify. For callers without a request
+ * context, e.g. estimating an operation's cost before it runs.
+ */
+export function readGlobalId(
+  globalId: string,
+  secret: string,
+): { typename: NodeTypeName; localId: string } | null {
+  const reading = inspectGlobalId(globalId, secret);
+  return reading.ok ? { typename: reading.typename, localId: reading.localId } : null;
+}
+
+/** INVALID_INPUT naming `argument`, for an id that {@link inspectGlobalId} refused. */
+export function refusedId(argument: string, value: string, reason: 'malformed' | 'forged') {
+  const shown = value.length > 80 ? `${value.slice(0, 80)}…` : value;
+  const why = reason === 'forged' ? ' (altered, or signed with another CURSOR_SECRET)' : '';
   return gatewayError(
     ErrorCode.INVALID_INPUT,
-    `Argument "${argument}": "${value.length > 80 ? `${value.slice(0, 80)}…` : value}" is not an id this gateway issued.`,
+    `Argument "${argument}": "${shown}" is not an id this gateway issued${why}.`,
     { argument },
   );
 }
 
-/** Decodes a global id; throws INVALID_INPUT (naming `argument`) when it is not one of ours. */
-export function decodeGlobalId(globalId: string, argument = 'id') {
-  const text = Buffer.from(globalId, 'base64url').toString('utf8');
-  const colon = text.indexOf(':');
-  const typename = text.slice(0, colon);
-  const id = text.slice(colon + 1);
-  if (colon < 1 || !nodeTypes.has(typename)) throw badId(argument, globalId);
-  let local: LocalId;
-  try {
-    local = parseLocalId(id);
-  } catch {
-    throw badId(argument, globalId);
-  }
-  if (!isUuid(local.uuid)) throw badId(argument, globalId);
-  return { typename: typename as NodeTypeName, id };
+/**
+ * Decodes a global id issued with `secret`; throws INVALID_INPUT (naming `argument`) when it is
+ * not one of ours: malformed, or with hints that are not signed with `secret`.
+ */
+export function decodeGlobalId(globalId: string, secret: string, argument = 'id') {
+  const reading = inspectGlobalId(globalId, secret);
+  if (!reading.ok) throw refusedId(argument, globalId, reading.reason);
+  return { typename: reading.typename, id: reading.localId };
 }
 
 /** Splits a local id back into the UUID and its hints. */

@@ -1,10 +1,11 @@
 import { invalidArgument } from '../errors.js';
 import type { UpstreamSession } from '../upstream/upstream-session.js';
 import {
-  decodeGlobalId,
   formatLocalId,
+  inspectGlobalId,
   isUuid,
   parseLocalId,
+  refusedId,
   type NodeTypeName,
 } from './global-id.js';
 
@@ -75,24 +76,24 @@ export class NodeType<
   }
 
   /**
-   * Reads an argument that names a record of this type either by its global id or by its bare
-   * UUID (which carries no hints); throws INVALID_INPUT naming the argument otherwise.
+   * Reads an argument that names a record of this type either by its global id (issued with
+   * `secret`) or by its bare UUID (which carries no hints); throws INVALID_INPUT naming the
+   * argument otherwise, before any upstream request.
    */
-  idFromArgument(value: string, argument: string): NodeId<H> {
+  idFromArgument(value: string, argument: string, secret: string): NodeId<H> {
     if (isUuid(value)) return { uuid: value } as NodeId<H>;
-    let decoded;
-    try {
-      decoded = decodeGlobalId(value, argument);
-    } catch {
+    const reading = inspectGlobalId(value, secret);
+    if (!reading.ok) {
+      if (reading.reason === 'forged') throw refusedId(argument, value, reading.reason);
       throw invalidArgument(argument, `must be a ${this.typename} id or UUID (got "${value}")`);
     }
-    if (decoded.typename !== this.typename) {
+    if (reading.typename !== this.typename) {
       throw invalidArgument(
         argument,
-        `expects a ${this.typename} id, got a ${decoded.typename} id`,
+        `expects a ${this.typename} id, got a ${reading.typename} id`,
       );
     }
-    return this.parseLocalId(decoded.id);
+    return this.parseLocalId(reading.localId);
   }
 
   /** Finds the record upstream; see {@link NodeDefinition.find}. */

@@ -2,7 +2,7 @@ import { acquisitionNode } from './acquisition-node.js';
 import { companyNode } from './company-node.js';
 import { execMoveNode } from './exec-move-node.js';
 import { fundingEventNode } from './funding-event-node.js';
-import { decodeGlobalId, type NodeTypeName } from './global-id.js';
+import { readGlobalId, type NodeTypeName } from './global-id.js';
 import { investorNode } from './investor-node.js';
 import type { NodeType } from './node-type.js';
 import { personNode } from './person-node.js';
@@ -23,14 +23,10 @@ export const nodeTypes: Record<NodeTypeName, NodeType<{ id: string }, string, { 
  */
 export function lookupOfGlobalId(
   globalId: string,
-  _secret: string,
+  secret: string,
 ): { typename: NodeTypeName; credits: number } | null {
-  let decoded;
-  try {
-    decoded = decodeGlobalId(globalId);
-  } catch {
-    return null;
-  }
-  const node = nodeTypes[decoded.typename];
-  return { typename: decoded.typename, credits: node.findCost(node.parseLocalId(decoded.id)) };
+  const read = readGlobalId(globalId, secret);
+  if (!read) return null;
+  const node = nodeTypes[read.typename];
+  return { typename: read.typename, credits: node.findCost(node.parseLocalId(read.localId)) };
 }

@@ -1,7 +1,6 @@
 import SchemaBuilder from '@pothos/core';
 import RelayPlugin from '@pothos/plugin-relay';
 import type { Context } from '../context.js';
-import { NODE_LOOKUP_COST, NODES_LOOKUP_COST } from '../estimate/lookup-costs.js';
 import { decodeGlobalId, encodeGlobalId } from '../nodes/global-id.js';
 
 /** The one set of type parameters every resolver is checked against. */
@@ -23,10 +22,11 @@ export const builder = new SchemaBuilder<SchemaTypes>({
     nodesOnConnection: true,
     edgesFieldOptions: { nullable: false },
     nodeFieldOptions: { nullable: false },
-    nodeQueryOptions: { extensions: NODE_LOOKUP_COST },
-    nodesQueryOptions: { extensions: NODES_LOOKUP_COST },
-    encodeGlobalID: encodeGlobalId,
-    decodeGlobalID: (globalId) => decodeGlobalId(globalId),
+    // Query.node and Query.nodes are in node.ts, so that a refused id names its argument.
+    nodeQueryOptions: false,
+    nodesQueryOptions: false,
+    encodeGlobalID: (typename, id, { config }) => encodeGlobalId(typename, id, config.cursorSecret),
+    decodeGlobalID: (globalId, { config }) => decodeGlobalId(globalId, config.cursorSecret),
   },
 });
 

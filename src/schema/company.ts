@@ -100,10 +100,13 @@ builder.queryFields((t) => ({
       domain: t.arg.string({ description: 'The exact company domain.' }),
     },
     extensions: keyedLookupCost(companyNode, COMPANY_BY_DOMAIN_COST),
-    resolve: (_root, args, { records, upstream }) => {
+    resolve: (_root, args, { records, upstream, config }) => {
       const [argument, value] = exactlyOne(args, ['id', 'uuid', 'domain']);
       if (argument === 'domain') return findCompanyByDomain(upstream, value);
-      return records.load(companyNode, companyNode.idFromArgument(value, argument));
+      return records.load(
+        companyNode,
+        companyNode.idFromArgument(value, argument, config.cursorSecret),
+      );
     },
   }),
 }));

@@ -57,11 +57,11 @@ function checkText(name: string, value: string, filter: FilterDef, what = 'must'
 }
 
 /** One argument's value checked against its filter's rule, as the upstream takes it. */
-function toFilterValue(name: string, value: unknown, filter: FilterDef): unknown {
+function toFilterValue(name: string, value: unknown, filter: FilterDef, secret: string): unknown {
   if (filter.min !== undefined && (value as number) < filter.min) {
     throw invalidArgument(name, `must be >= ${filter.min} (got ${String(value)})`);
   }
-  if (filter.ref) return REFS[filter.ref].idFromArgument(String(value), name).uuid;
+  if (filter.ref) return REFS[filter.ref].idFromArgument(String(value), name, secret).uuid;
   if (filter.kind === 'list') {
     const list = value as readonly string[];
     if (filter.maxItems !== undefined && list.length > filter.maxItems) {
@@ -77,11 +77,13 @@ function toFilterValue(name: string, value: unknown, filter: FilterDef): unknown
 /**
  * Turns GraphQL arguments into the endpoint's upstream filters, checking each filter's rule
  * first so that a bad value costs no request: throws INVALID_INPUT naming the argument and the
- * rule. `fixed` adds the filters the parent sets.
+ * rule. Ids (`companyId`, `personId`) must be issued with `secret` (`CURSOR_SECRET`). `fixed` adds
+ * the filters the parent sets.
  */
 export function toFilters<E extends EndpointName, Parent>(
   endpoint: E,
   args: object,
+  secret: string,
   fixed?: FixedFilters<E, Parent>,
   parent?: Parent,
 ): EndpointFilters<E> {
@@ -89,7 +91,7 @@ export function toFilters<E extends EndpointName, Parent>(
   for (const [name, filter] of filtersOf(endpoint)) {
     const value = (args as Record<string, unknown>)[name];
     if (value === undefined || value === null) continue;
-    filters[name] = toFilterValue(name, value, filter);
+    filters[name] = toFilterValue(name, value, filter, secret);
   }
   if (fixed) {
     for (const [name, from] of Object.entries(fixed) as [string, (parent: Parent) => string][]) {

@@ -8,6 +8,7 @@ import './person.js';
 import './exec-move.js';
 import './acquisition.js';
 import './funding-event.js';
+import './node.js';
 
 /** The gateway's GraphQL schema. */
 export const schema = builder.toSchema({ sortSchema: false });

@@ -76,10 +76,13 @@ builder.queryFields((t) => ({
       domain: t.arg.string({ description: 'The exact investor domain.' }),
     },
     extensions: keyedLookupCost(investorNode, INVESTOR_BY_DOMAIN_COST),
-    resolve: (_root, args, { records, upstream }) => {
+    resolve: (_root, args, { records, upstream, config }) => {
       const [argument, value] = exactlyOne(args, ['id', 'uuid', 'domain']);
       if (argument === 'domain') return findInvestorByDomain(upstream, value);
-      return records.load(investorNode, investorNode.idFromArgument(value, argument));
+      return records.load(
+        investorNode,
+        investorNode.idFromArgument(value, argument, config.cursorSecret),
+      );
     },
   }),
 }));

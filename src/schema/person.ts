@@ -45,9 +45,12 @@ builder.queryField('person', (t) =>
       uuid: t.arg.id({ description: "The service's UUID." }),
     },
     extensions: keyedLookupCost(personNode),
-    resolve: (_root, args, { records }) => {
+    resolve: (_root, args, { records, config }) => {
       const [argument, value] = exactlyOne(args, ['id', 'uuid']);
-      return records.load(personNode, personNode.idFromArgument(value, argument));
+      return records.load(
+        personNode,
+        personNode.idFromArgument(value, argument, config.cursorSecret),
+      );
     },
   }),
 );

@@ -28,7 +28,7 @@ export function upstreamList<E extends EndpointName, Parent = unknown>(
     resolveUpstreamConnection(
       upstream,
       endpoint,
-      toFilters(endpoint, args, fixed, parent),
+      toFilters(endpoint, args, config.cursorSecret, fixed, parent),
       args,
       config,
       (error) => {

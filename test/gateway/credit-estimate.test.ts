@@ -295,3 +295,23 @@ describe('the credit estimate, against what the sandbox charged', () => {
     if (c.charged !== undefined) expect(charged).toBe(c.charged);
   });
 });
+
+describe('forged ids in the estimate', () => {
+  it('count nothing: 56 made-up or altered investor ids fit a budget of 1 and cost nothing', async () => {
+    const unsigned = (i: number) =>
+      Buffer.from(`Investor:${known.investorUuid}|Made Up Capital ${i}`).toString('base64url');
+    const [body, signature] = known.investorId.split('.');
+    const altered = `${body}.${signature!.slice(0, -1)}${signature!.endsWith('A') ? 'B' : 'A'}`;
+    const ids = [...Array.from({ length: 55 }, (_, i) => unsigned(i)), altered];
+    const response = await stack.gql(
+      `query ($ids: [ID!]!) { nodes(ids: $ids) { id } }`,
+      { ids },
+      {
+        headers: { 'x-credit-budget': '1' },
+      },
+    );
+    expect(response.errors?.map((e) => e.extensions?.code)).toContain('INVALID_INPUT');
+    expect(response.extensions!.credits).toMatchObject({ estimate: 0, used: 0 });
+    expect(spent()).toEqual({ requests: 0, credits: 0 });
+  });
+});

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config.js';
 import { encodeGlobalId, formatLocalId } from '../../src/nodes/global-id.js';
 import { startStack, type Stack } from '../helpers/start-stack.js';
 
@@ -317,6 +318,7 @@ describe('lookups by id', () => {
     const ghost = encodeGlobalId(
       'Company',
       formatLocalId('0b6f3c52-8d1e-4f0a-9a53-1c2d3e4f5a6b', 'ghost.example'),
+      defaultConfig.cursorSecret,
     );
     const found = await stack.gql(`query ($id: ID!) { node(id: $id) { id } }`, { id: ghost });
     expect(found.errors).toBeUndefined();

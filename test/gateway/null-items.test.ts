@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config.js';
 import { encodeGlobalId } from '../../src/nodes/global-id.js';
 import { startStandIn, type StandIn } from '../helpers/stand-in-service.js';
 
@@ -93,15 +94,15 @@ describe('a null item in a page', () => {
 
   it.each([0, 1])('at position %i of a lookup page: the lookup looks past it', async (position) => {
     nullAt = position;
+    // Ids as the gateway signs them (the stand-in runs with the default CURSOR_SECRET).
+    const id = (typename: string, localId: string) =>
+      encodeGlobalId(typename, localId, defaultConfig.cursorSecret);
     const ids = {
       company: uuid(101),
-      person: encodeGlobalId('Person', uuid(201)),
-      move: encodeGlobalId('ExecMove', `${uuid(401)}|${uuid(201)}|2025-01-01T00:00:00.000Z`),
-      deal: encodeGlobalId('Acquisition', `${uuid(501)}|${uuid(101)}|2025-01-01T00:00:00.000Z`),
-      round: encodeGlobalId(
-        'FundingEvent',
-        `${uuid(601)}|${uuid(101)}|2025-01-01T00:00:00.000Z|seed`,
-      ),
+      person: id('Person', uuid(201)),
+      move: id('ExecMove', `${uuid(401)}|${uuid(201)}|2025-01-01T00:00:00.000Z`),
+      deal: id('Acquisition', `${uuid(501)}|${uuid(101)}|2025-01-01T00:00:00.000Z`),
+      round: id('FundingEvent', `${uuid(601)}|${uuid(101)}|2025-01-01T00:00:00.000Z|seed`),
     };
     const body = await gql(
       `query ($person: ID!, $move: ID!, $deal: ID!, $round: ID!) {
