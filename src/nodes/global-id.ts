@@ -1,4 +1,5 @@
 import { createHmac, hash, timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { ErrorCode, gatewayError } from '../errors.js';
 
 /** The node types, each refetchable through `Query.node`. */
@@ -45,7 +46,19 @@ export function formatLocalId(uuid: string, ...hints: (string | null | undefined
   return id;
 }
 
-type IdKeys = readonly [inner: string, outer: string];
+/** The keys derived from one secret, and the signatures already made with them. */
+interface IdKeys {
+  inner: string;
+  outer: string;
+  signed: LRUCache<string, string>;
+}
+
+/**
+ * Signatures remembered per secret. A list hands out the same ids again and again (the same
+ * companies under many events, the same page reloaded), and two SHA-256 hashes per id were the
+ * largest cost signing added to a list request; a hit is a map lookup. About 200 bytes per entry.
+ */
+const SIGNED_IDS_REMEMBERED = 20_000;
 
 /** Keys derived once per secret (a process has one or two), not per id written. */
 const keysBySecret = new Map<string, IdKeys>();
@@ -63,7 +76,11 @@ function idKeys(secret: string): IdKeys {
       createHmac('sha256', secret)
         .update(`business-signals-gateway/global-id/v1/${label}`)
         .digest('hex');
-    keys = [derive('inner'), derive('outer')];
+    keys = {
+      inner: derive('inner'),
+      outer: derive('outer'),
+      signed: new LRUCache({ max: SIGNED_IDS_REMEMBERED }),
+    };
     keysBySecret.set(secret, keys);
   }
   return keys;
@@ -79,11 +96,14 @@ const MAC_LENGTH = 16;
  * because `crypto.hash` makes no hash object: about 1.3 µs against 2.5 µs.
  */
 function mac(text: string, secret: string): string {
-  const [inner, outer] = idKeys(secret);
-  return hash('sha256', outer + hash('sha256', inner + text, 'base64url'), 'base64url').slice(
-    0,
-    MAC_LENGTH,
-  );
+  const { inner, outer, signed } = idKeys(secret);
+  let signature = signed.get(text);
+  if (signature === undefined) {
+    signature = hash('sha256', outer + hash('sha256', inner + text, 'base64url'), 'base64url');
+    signature = signature.slice(0, MAC_LENGTH);
+    signed.set(text, signature);
+  }
+  return signature;
 }
 
 /** Compares signatures in constant time, so that timing tells nothing of the right one. */
