@@ -1,7 +1,7 @@
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { createYoga } from 'graphql-yoga';
 import type { Config } from './config.js';
-import { apiKeyFrom, createContext, type Context } from './context.js';
+import { apiKeyFrom, createContext, wantsFresh, type Context } from './context.js';
 import { schema } from './schema/index.js';
 import { maskError } from './errors.js';
 import { createEstimator } from './estimate/estimate-operation.js';
@@ -71,7 +71,11 @@ export function createApp(config: Config, deps: AppDeps) {
     // Checked by useRequestBodyLimit, at a fraction of the cost.
     maxRequestBodySize: false,
     context: ({ request }) =>
-      createContext(config, deps.upstream.call, apiKeyFrom(request.headers), request.signal),
+      createContext(config, deps.upstream.call, {
+        apiKey: apiKeyFrom(request.headers),
+        signal: request.signal,
+        fresh: wantsFresh(request.headers),
+      }),
     maskedErrors: { maskError },
     // graphql-jit compiles each operation once (cached) and cut the gateway's CPU per 20-record
     // page by about 40% in bench/ (see BENCHMARKS.md).

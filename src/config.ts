@@ -103,6 +103,25 @@ export const settings = {
     50,
     'most directives in an operation, fragments included',
   ),
+  cacheTtlSeconds: setting(
+    'CACHE_TTL_SECONDS',
+    integer(0, 86_400),
+    60,
+    'how long an upstream page is served again from the cache, per API key (repeats cost no credits); 0 turns the cache off, and the joining of concurrent requests with it',
+  ),
+  cacheMaxMb: setting(
+    'CACHE_MAX_MB',
+    integer(1, 1_000_000),
+    64,
+    'bound of the in-memory cache, in MB of response bodies held; the least recently used pages go first',
+  ),
+  cacheUrl: setting(
+    'CACHE_URL',
+    url({ protocols: ['redis:', 'rediss:'], quiet: true }),
+    null,
+    'a Redis URL (`redis://host:6379`): the cache lives there, shared by every instance that names it; Redis bounds its memory itself',
+    { shownDefault: '_(unset: in memory)_' },
+  ),
   cursorSecret: setting(
     'CURSOR_SECRET',
     string({ trim: false }),

@@ -27,20 +27,31 @@ export function apiKeyFrom(headers: Headers): string | null {
 }
 
 /**
- * Builds the context of one operation; the key lives here and nowhere else. `signal` (the HTTP
- * request's) aborts its upstream requests when the client goes away.
+ * True when the request asks for fresh data (`Cache-Control: no-cache` or `no-store`, or
+ * `Pragma: no-cache`): its pages are fetched and charged, and refresh the cache.
  */
-export function createContext(
-  config: Config,
-  call: UpstreamCall,
-  apiKey: string | null,
-  signal?: AbortSignal,
-): Context {
+export function wantsFresh(headers: Headers): boolean {
+  const cacheControl = headers.get('cache-control');
+  if (cacheControl && /(?:^|,)\s*no-(?:cache|store)\s*(?:,|$)/i.test(cacheControl)) return true;
+  return /^\s*no-cache\s*$/i.test(headers.get('pragma') ?? '');
+}
+
+/** What an operation's context takes from its HTTP request. */
+export interface RequestFacts {
+  /** The caller's key, or null when the request carried none. */
+  apiKey: string | null;
+  /** The HTTP request's signal: aborts the upstream requests when the client goes away. */
+  signal?: AbortSignal;
+  /** See {@link wantsFresh}. */
+  fresh?: boolean;
+}
+
+/** Builds the context of one operation; the key lives here and nowhere else. */
+export function createContext(config: Config, call: UpstreamCall, request: RequestFacts): Context {
   const upstream = new UpstreamSession({
     call,
-    apiKey,
     concurrency: config.upstreamConcurrency,
-    signal,
+    ...request,
   });
   return { config, upstream, records: new RecordStore(upstream), fieldErrors: [] };
 }

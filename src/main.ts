@@ -4,6 +4,9 @@ import { loadConfig } from './config.js';
 import { startSandbox } from './sandbox/index.js';
 import { createUpstream } from './upstream/create-upstream.js';
 
+/** How long the gateway waits for Redis at boot before it starts without the shared cache. */
+const REDIS_CONNECT_MS = 3_000;
+
 /** Boots the gateway: the only module with side effects. */
 async function main() {
   const config = loadConfig();
@@ -21,7 +24,16 @@ async function main() {
     baseUrl: upstreamUrl,
     timeoutMs: config.upstreamTimeoutMs,
     connections: config.upstreamConnections,
+    cache: {
+      ttlMs: config.cacheTtlSeconds * 1000,
+      maxBytes: config.cacheMaxMb * 1024 * 1024,
+      url: config.cacheUrl,
+    },
   });
+  if (config.cacheUrl) {
+    await upstream.ready(REDIS_CONNECT_MS);
+    console.log('Page cache: shared, in Redis (CACHE_URL)');
+  }
   const app = createApp(config, { upstream, graphiqlApiKey: sandbox?.keys.demo });
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;

@@ -28,8 +28,15 @@ export function string({ trim = true } = {}): Kind<string> {
   return { parse: (raw) => (trim ? raw.trim() : raw) };
 }
 
-/** An absolute http or https URL. */
-export function url(): Kind<string> {
+/**
+ * An absolute URL with one of `protocols` (default http and https). `quiet` keeps the value out
+ * of the error message, for a URL that may hold a password.
+ */
+export function url({
+  protocols = ['http:', 'https:'],
+  quiet = false,
+}: { protocols?: string[]; quiet?: boolean } = {}): Kind<string> {
+  const names = protocols.map((protocol) => protocol.slice(0, -1)).join(' or ');
   return {
     parse(raw) {
       const value = raw.trim();
@@ -37,10 +44,10 @@ export function url(): Kind<string> {
       try {
         parsed = new URL(value);
       } catch {
-        throw new Error(`must be an absolute http(s) URL (got "${value}")`);
+        throw new Error(`must be an absolute ${names} URL${quiet ? '' : ` (got "${value}")`}`);
       }
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-        throw new Error(`must use http or https (got "${parsed.protocol}")`);
+      if (!protocols.includes(parsed.protocol)) {
+        throw new Error(`must use ${names} (got "${parsed.protocol}")`);
       }
       return value;
     },

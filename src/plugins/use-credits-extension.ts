@@ -6,6 +6,8 @@ export interface CreditExtensions {
   credits: {
     /** Credits the service charged this operation. */
     used: number;
+    /** Credits the pages served from the cache or by joining another request would have cost. */
+    saved: number;
     /** The workspace's credits left, from the freshest response; null without one. */
     remaining: number | null;
     /** The operation's worst case, estimated before it ran; null when it never ran. */
@@ -17,12 +19,12 @@ export interface CreditExtensions {
 }
 
 const NOTHING_SPENT: CreditExtensions = {
-  credits: { used: 0, remaining: null, estimate: null, budget: null },
+  credits: { used: 0, saved: 0, remaining: null, estimate: null, budget: null },
   upstreamRequests: 0,
 };
 
 /**
- * Adds `extensions.credits` ({ used, remaining, estimate, budget }) and `extensions.upstreamRequests` to every
+ * Adds `extensions.credits` ({ used, saved, remaining, estimate, budget }) and `extensions.upstreamRequests` to every
  * result: from the operation's ledger after execution, and as zero for requests that never reached
  * execution (a syntax or validation error).
  */
@@ -35,6 +37,7 @@ export function useCreditsExtension(): Plugin {
       const extensions: CreditExtensions = {
         credits: {
           used: ledger.used,
+          saved: ledger.saved,
           remaining: ledger.remaining,
           estimate: budget.estimate,
           budget: budget.budget,

@@ -8,6 +8,11 @@ export interface WorkspaceSpec {
   ratePerSecond?: number;
   /** Every request answered FORBIDDEN (default false). */
   blocked?: boolean;
+  /**
+   * An existing key whose workspace the new key joins (its credits and limits), as a workspace
+   * holds several keys in the service; the other settings are then ignored.
+   */
+  sameWorkspaceAs?: string;
 }
 
 /** A workspace's live state. */
@@ -70,13 +75,20 @@ export class Workspaces {
   }
 
   /**
-   * Adds a key with a fresh workspace and returns the workspace id.
+   * Adds a key with a fresh workspace (or that of `spec.sameWorkspaceAs`) and returns the
+   * workspace id.
    *
-   * @throws Error when the key exists; RangeError for bad settings.
+   * @throws Error when the key exists, or `sameWorkspaceAs` does not; RangeError for bad settings.
    */
   add(key: string, spec: WorkspaceSpec = {}): string {
     if (key === '' || this.#byKey.has(key))
       throw new Error('addKey: the key is empty or already exists');
+    if (spec.sameWorkspaceAs !== undefined) {
+      const shared = this.#byKey.get(spec.sameWorkspaceAs);
+      if (!shared) throw new Error('addKey: sameWorkspaceAs names no key');
+      this.#byKey.set(key, shared);
+      return shared.id;
+    }
     this.#added += 1;
     return this.#register(key, `ws_custom_${this.#added}`, spec).id;
   }

@@ -1,9 +1,15 @@
+import { createPageStore, type PageCacheOptions } from './page-cache/create-page-store.js';
 import { budgetPolicy } from './policies/budget.js';
+import { cachePolicy } from './policies/cache.js';
+import { coalescePolicy } from './policies/coalesce.js';
 import { createTransport, type TransportOptions } from './transport.js';
 import type { UpstreamCall, UpstreamPolicy } from './upstream-call.js';
 
 /** Options of {@link createUpstream}. */
-export type UpstreamOptions = TransportOptions;
+export interface UpstreamOptions extends TransportOptions {
+  /** The page cache; absent, or with a TTL of 0, pages are neither cached nor joined. */
+  cache?: PageCacheOptions;
+}
 
 /**
  * The one way the gateway reaches the Business-Signals service, shared by all operations: the
@@ -11,7 +17,12 @@ export type UpstreamOptions = TransportOptions;
  */
 export interface Upstream {
   call: UpstreamCall;
-  /** Closes the connections to the service. */
+  /**
+   * Resolves once the shared cache is connected, or after `timeoutMs` without it (the gateway then
+   * serves from the service until it connects). At once without one.
+   */
+  ready(timeoutMs: number): Promise<void>;
+  /** Closes the connections to the service and to the shared cache. */
   close(): Promise<void>;
 }
 
@@ -23,14 +34,22 @@ export function wrap(call: UpstreamCall, ...policies: UpstreamPolicy[]): Upstrea
 /**
  * Builds the upstream pipeline. Every upstream request passes here, from the transport outward:
  *
- *   transport → (breaker → retry → cache → coalescing, as they arrive) → budget
+ *   transport → (breaker → retry, as they arrive) → cache → coalescing → budget
  *
+ * The budget is outermost, so that a page the cache or a joined request serves settles to 0
+ * credits; coalescing is outside the cache, so that concurrent calls for a page look it up once.
  * Each policy is a file of its own in `policies/` with the {@link UpstreamPolicy} signature.
  */
 export function createUpstream(options: UpstreamOptions): Upstream {
   const transport = createTransport(options);
+  const cache = options.cache && options.cache.ttlMs > 0 ? options.cache : null;
+  const store = cache ? createPageStore(cache, options.timeoutMs) : null;
+  const caching = store ? [cachePolicy(store, { claimMs: options.timeoutMs }), coalescePolicy] : [];
   return {
-    call: wrap(transport.call, budgetPolicy),
-    close: () => transport.close(),
+    call: wrap(transport.call, ...caching, budgetPolicy),
+    ready: async (timeoutMs) => store?.ready(timeoutMs),
+    async close() {
+      await Promise.all([transport.close(), store?.close()]);
+    },
   };
 }

@@ -1,27 +1,70 @@
+/** The part of a success envelope the ledger reads. */
+export interface ChargedPage {
+  data: readonly unknown[];
+  meta: { creditsUsed?: unknown; creditsRemaining?: unknown };
+}
+
+/** What a page was charged: the service's `meta.creditsUsed`, else one credit per record. */
+export function creditsOf(page: ChargedPage): number {
+  const used = page.meta.creditsUsed;
+  return typeof used === 'number' ? used : page.data.length;
+}
+
 /**
  * What one GraphQL operation has cost upstream, reported in `extensions`. Booked by the transport
- * as requests leave and responses arrive, so that a page served without a request (deduped
- * within the operation today; cached or joined later) books nothing.
+ * as requests leave and responses arrive, and by the cache and the coalescing for the pages they
+ * served without a request. A child ledger (`new CreditLedger(parent)`) books into its parent as
+ * well, so that one call's own charge can be read apart from the operation's.
  */
 export class CreditLedger {
   /** Upstream HTTP requests actually sent, successful or not. */
   requests = 0;
-  /** Sum of `meta.creditsUsed` over the responses actually received. */
+  /** Credits the service charged for the responses actually received. */
   used = 0;
-  /** Lowest `meta.creditsRemaining` seen, or null when no response was received. */
+  /** Credits the pages served from the cache or a joined request would have cost. */
+  saved = 0;
+  /** The workspace's credits left, from the freshest response seen; null before any. */
   remaining: number | null = null;
+  /** When the response `remaining` comes from was received (ms since the epoch). */
+  #remainingAt = -Infinity;
+  readonly #parent: CreditLedger | undefined;
+
+  constructor(parent?: CreditLedger) {
+    this.#parent = parent;
+  }
 
   /** Books a request as it is sent. */
   sent(): void {
     this.requests++;
+    this.#parent?.sent();
   }
 
-  /** Books the `meta` of a success envelope as it arrives. */
-  charged(meta: { creditsUsed?: unknown; creditsRemaining?: unknown }): void {
-    if (typeof meta.creditsUsed === 'number') this.used += meta.creditsUsed;
-    const remaining = meta.creditsRemaining;
-    if (typeof remaining === 'number') {
-      this.remaining = this.remaining === null ? remaining : Math.min(this.remaining, remaining);
+  /** Books a success envelope as it arrives from the service. */
+  charged(page: ChargedPage): void {
+    this.used += creditsOf(page);
+    this.#observe(page.meta.creditsRemaining, Date.now());
+    this.#parent?.charged(page);
+  }
+
+  /**
+   * Books a page served without a request: from the cache (`receivedAt` is when the service sent
+   * it) or by joining another operation's request. Its credits count as saved.
+   */
+  served(page: ChargedPage, receivedAt: number): void {
+    this.saved += creditsOf(page);
+    this.#observe(page.meta.creditsRemaining, receivedAt);
+    this.#parent?.served(page, receivedAt);
+  }
+
+  /**
+   * Keeps the freshest `remaining`: a later response wins; of two at the same moment, the
+   * lower (the service counts down, so it was answered later).
+   */
+  #observe(remaining: unknown, at: number): void {
+    if (typeof remaining !== 'number') return;
+    if (at > this.#remainingAt || (at === this.#remainingAt && remaining < this.remaining!)) {
+      this.remaining = remaining;
+      this.#remainingAt = at;
     }
   }
 }

@@ -1,4 +1,5 @@
 import { Pool, type Dispatcher } from 'undici';
+import { bodySize } from './body-size.js';
 import { buildPageQuery } from './build-query.js';
 import { endpoints } from './endpoints.js';
 import type { ListEnvelope, UpstreamRecord } from './types.js';
@@ -110,7 +111,8 @@ export function createTransport(options: TransportOptions): Transport {
             statusCode,
           );
         }
-        ledger.charged(body.meta);
+        ledger.charged(body);
+        bodySize.set(body, text.length);
         return body;
       }
       throw errorFromResponse(statusCode, body, response.headers['retry-after']);

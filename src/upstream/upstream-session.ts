@@ -26,6 +26,8 @@ export interface SessionOptions {
    * cancelled and no further one is sent.
    */
   signal?: AbortSignal;
+  /** Fetch fresh pages, not cached ones (`Cache-Control: no-cache`). */
+  fresh?: boolean;
 }
 
 /** A page request: paging, plus the records at its start the caller will drop. */
@@ -97,7 +99,7 @@ export class UpstreamSession {
     limit: number,
     skip: number,
   ) {
-    const { apiKey, call, signal } = this.#options;
+    const { apiKey, call, signal, fresh } = this.#options;
     if (!apiKey) {
       throw new UpstreamError(
         'This field calls the Business-Signals API: send your API key in the X-API-Key header (or Authorization: Bearer <key>).',
@@ -119,6 +121,7 @@ export class UpstreamSession {
         ledger: this.ledger,
         budget: this.budget,
         signal,
+        fresh,
       });
       for (const listener of this.#listeners) listener(endpoint, envelope.data);
       return envelope;

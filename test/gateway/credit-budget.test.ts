@@ -35,7 +35,7 @@ describe('the budget, checked before anything runs', () => {
       },
     ]);
     expect(response.extensions).toEqual({
-      credits: { used: 0, remaining: null, estimate: 51, budget: 50 },
+      credits: { used: 0, saved: 0, remaining: null, estimate: 51, budget: 50 },
       upstreamRequests: 0,
     });
     expect(spent()).toEqual({ requests: 0, credits: 0 });
@@ -117,7 +117,7 @@ describe('the budget, checked before anything runs', () => {
     expect(response.data).toBeNull();
     expect(response.errors).toBeUndefined();
     expect(response.extensions).toEqual({
-      credits: { used: 0, remaining: null, estimate: 200, budget: 1000 },
+      credits: { used: 0, saved: 0, remaining: null, estimate: 200, budget: 1000 },
       upstreamRequests: 0,
     });
     expect(spent().requests).toBe(0);

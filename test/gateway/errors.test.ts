@@ -28,6 +28,7 @@ describe("the caller's key", () => {
     expect(stack.sandbox.credits('key-a')).toBe(94);
     expect(viaBearer.extensions!.credits).toEqual({
       used: 3,
+      saved: 0,
       remaining: 94,
       estimate: 3,
       budget: 1000,
@@ -47,7 +48,7 @@ describe("the caller's key", () => {
     const response = await stack.gql(`{ __schema { queryType { name } } }`, {}, { key: null });
     expect(response.data.__schema.queryType.name).toBe('Query');
     expect(response.extensions).toEqual({
-      credits: { used: 0, remaining: null, estimate: 0, budget: 1000 },
+      credits: { used: 0, saved: 0, remaining: null, estimate: 0, budget: 1000 },
       upstreamRequests: 0,
     });
   });
@@ -150,7 +151,7 @@ describe('upstream error codes reach the field that caused them', () => {
       }),
     ]);
     expect(response.extensions).toEqual({
-      credits: { used: 7, remaining: 0, estimate: 20, budget: 1000 },
+      credits: { used: 7, saved: 0, remaining: 0, estimate: 20, budget: 1000 },
       upstreamRequests: 2,
     });
     const rest = await stack.rest('funding-events?limit=7');
@@ -284,7 +285,7 @@ describe('unexpected internal errors are masked', () => {
 });
 
 describe('extensions.credits', () => {
-  it('sums creditsUsed over the operation and keeps the lowest creditsRemaining', async () => {
+  it('sums creditsUsed over the operation and keeps the freshest creditsRemaining', async () => {
     stack.sandbox.addKey('ledger-key', { credits: 1000 });
     const response = await stack.gql(
       `{ a: companies(first: 4) { nodes { uuid } } b: investors(first: 6) { nodes { uuid } } }`,
@@ -292,7 +293,7 @@ describe('extensions.credits', () => {
       { key: 'ledger-key' },
     );
     expect(response.extensions).toEqual({
-      credits: { used: 10, remaining: 990, estimate: 10, budget: 1000 },
+      credits: { used: 10, saved: 0, remaining: 990, estimate: 10, budget: 1000 },
       upstreamRequests: 2,
     });
     expect(stack.sandbox.credits('ledger-key')).toBe(990);

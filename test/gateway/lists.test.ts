@@ -262,7 +262,7 @@ describe('paging', () => {
     );
     expect(response.data.fundingEvents.nodes).toHaveLength(250);
     expect(response.extensions).toEqual({
-      credits: { used: 250, remaining: expect.any(Number), estimate: 250, budget: 1000 },
+      credits: { used: 250, saved: 0, remaining: expect.any(Number), estimate: 250, budget: 1000 },
       upstreamRequests: 3,
     });
     expect(stack.sandbox.requestLog().map((e) => e.params.limit)).toEqual([
@@ -339,7 +339,7 @@ describe('validation happens before any request', () => {
     });
     // Estimated (the resolver refuses the argument later), and nothing spent.
     expect(response.extensions).toMatchObject({
-      credits: { used: 0, remaining: null, budget: 1000 },
+      credits: { used: 0, saved: 0, remaining: null, budget: 1000 },
       upstreamRequests: 0,
     });
     expect(stack.sandbox.requestLog()).toHaveLength(0);
@@ -424,7 +424,7 @@ describe('validation happens before any request', () => {
     ]);
     // Refused before the estimate.
     expect(response.extensions).toEqual({
-      credits: { used: 0, remaining: null, estimate: null, budget: null },
+      credits: { used: 0, saved: 0, remaining: null, estimate: null, budget: null },
       upstreamRequests: 0,
     });
     expect(stack.sandbox.requestLog()).toHaveLength(0);

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/app.js';
 import { defaultConfig, type Config } from '../../src/config.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
-import { createUpstream } from '../../src/upstream/create-upstream.js';
+import { createUpstream, type UpstreamOptions } from '../../src/upstream/create-upstream.js';
 
 /** Small data, so that a suite starts in well under a second. */
 export const SMALL_SIZES = {
@@ -21,14 +21,14 @@ export interface GraphQLResponse<D = any> {
   data?: D;
   errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, any> }[];
   extensions?: {
-    credits: { used: number; remaining: number | null };
+    credits: { used: number; saved: number; remaining: number | null };
     upstreamRequests: number;
     [key: string]: unknown;
   };
 }
 
-export interface Stack {
-  sandbox: Sandbox;
+/** A gateway listening on loopback, as a client sees it. */
+export interface Gateway {
   /** The gateway's /graphql URL. */
   url: string;
   /** POSTs a query with `key` (default the demo key; null sends none). */
@@ -37,37 +37,55 @@ export interface Stack {
     variables?: Record<string, unknown>,
     options?: { key?: string | null; headers?: Record<string, string> },
   ): Promise<GraphQLResponse<D>>;
-  /** GETs `/v1/<path>` on the sandbox directly, with the demo key. */
-  rest(path: string, key?: string): Promise<any>;
   close(): Promise<void>;
 }
 
+export interface Stack extends Gateway {
+  sandbox: Sandbox;
+  /** GETs `/v1/<path>` on the sandbox directly, with the demo key. */
+  rest(path: string, key?: string): Promise<any>;
+}
+
+/** Options of {@link startGateway} and {@link startStack}. */
+export interface GatewayOptions {
+  /** Settings over the defaults. The page cache is off unless `cacheTtlSeconds` is set. */
+  config?: Partial<Config>;
+  /** The upstream pipeline's options over those the config gives, e.g. a tiny cache bound. */
+  upstream?: Partial<UpstreamOptions>;
+}
+
 /**
- * Starts the sandbox and the gateway in front of it, both listening on loopback port 0, the way
- * `npm start` wires them. Register `close` in `afterAll`.
+ * Starts a gateway in front of `sandbox` on loopback port 0, wired as `npm start` wires it. The
+ * suites count each operation's upstream requests, so the page cache is off by default: its own
+ * suite turns it on.
  */
-export async function startStack(
-  options: { sandbox?: SandboxOptions; config?: Partial<Config> } = {},
-): Promise<Stack> {
-  const sandbox = await startSandbox({
-    port: 0,
-    quiet: true,
-    sizes: SMALL_SIZES,
-    ...options.sandbox,
-  });
-  const config: Config = { ...defaultConfig, upstreamTimeoutMs: 5_000, ...options.config };
+export async function startGateway(
+  sandbox: Sandbox,
+  options: GatewayOptions = {},
+): Promise<Gateway> {
+  const config: Config = {
+    ...defaultConfig,
+    upstreamTimeoutMs: 5_000,
+    cacheTtlSeconds: 0,
+    ...options.config,
+  };
   const upstream = createUpstream({
     baseUrl: sandbox.url,
     timeoutMs: config.upstreamTimeoutMs,
+    cache: {
+      ttlMs: config.cacheTtlSeconds * 1000,
+      maxBytes: config.cacheMaxMb * 1024 * 1024,
+      url: config.cacheUrl,
+    },
+    ...options.upstream,
   });
+  await upstream.ready(2_000);
   const server: Server = createServer(
     createApp(config, { upstream, graphiqlApiKey: sandbox.keys.demo }),
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
-
   return {
-    sandbox,
     url,
     async gql(query, variables, { key = sandbox.keys.demo, headers = {} } = {}) {
       const response = await fetch(url, {
@@ -82,14 +100,37 @@ export async function startStack(
       });
       return { status: response.status, ...((await response.json()) as object) };
     },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await upstream.close();
+    },
+  };
+}
+
+/**
+ * Starts the sandbox and a gateway in front of it, both listening on loopback port 0, the way
+ * `npm start` wires them. Register `close` in `afterAll`.
+ */
+export async function startStack(
+  options: GatewayOptions & { sandbox?: SandboxOptions } = {},
+): Promise<Stack> {
+  const sandbox = await startSandbox({
+    port: 0,
+    quiet: true,
+    sizes: SMALL_SIZES,
+    ...options.sandbox,
+  });
+  const gateway = await startGateway(sandbox, options);
+  return {
+    ...gateway,
+    sandbox,
     async rest(path, key = sandbox.keys.demo) {
       const response = await fetch(`${sandbox.url}/v1/${path}`, { headers: { 'x-api-key': key } });
       return response.json();
     },
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await upstream.close();
+      await gateway.close();
       await sandbox.close();
     },
   };

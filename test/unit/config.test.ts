@@ -49,6 +49,9 @@ describe('loadConfig', () => {
       maxAliases: 20,
       maxTokens: 5_000,
       maxDirectives: 50,
+      cacheTtlSeconds: 60,
+      cacheMaxMb: 64,
+      cacheUrl: null,
       cursorSecret: DEFAULT_CURSOR_SECRET,
     });
     expect(defaultConfig).toEqual(loadConfig({}));
@@ -74,6 +77,9 @@ describe('loadConfig', () => {
         MAX_ALIASES: '0',
         MAX_TOKENS: '1000',
         MAX_DIRECTIVES: '1000',
+        CACHE_TTL_SECONDS: '0',
+        CACHE_MAX_MB: '1',
+        CACHE_URL: 'redis://cache.internal:6379/2',
         CURSOR_SECRET: ' s3cret ',
       }),
     ).toEqual({
@@ -94,6 +100,9 @@ describe('loadConfig', () => {
       maxAliases: 0,
       maxTokens: 1000,
       maxDirectives: 1000,
+      cacheTtlSeconds: 0,
+      cacheMaxMb: 1,
+      cacheUrl: 'redis://cache.internal:6379/2',
       cursorSecret: ' s3cret ',
     });
   });
@@ -131,6 +140,14 @@ describe('loadConfig', () => {
     [{ MAX_TOKENS: '999' }, 'MAX_TOKENS must be an integer from 1000 to 100000 (got "999")'],
     [{ MAX_DIRECTIVES: '1001' }, 'MAX_DIRECTIVES must be an integer from 0 to 1000 (got "1001")'],
     [
+      { CACHE_TTL_SECONDS: '-1' },
+      'CACHE_TTL_SECONDS must be an integer from 0 to 86400 (got "-1")',
+    ],
+    [{ CACHE_MAX_MB: '0' }, 'CACHE_MAX_MB must be an integer from 1 to 1000000 (got "0")'],
+    [{ CACHE_URL: 'http://cache:6379' }, 'CACHE_URL must use redis or rediss (got "http:")'],
+    // A Redis URL may hold a password: a malformed one is not echoed.
+    [{ CACHE_URL: 'redis//:pw@cache' }, 'CACHE_URL must be an absolute redis or rediss URL'],
+    [
       { DEFAULT_PAGE_SIZE: '501' },
       'DEFAULT_PAGE_SIZE must be an integer from 1 to MAX_PAGE_SIZE (500) (got "501")',
     ],
@@ -140,7 +157,7 @@ describe('loadConfig', () => {
     ],
     [
       { UPSTREAM_URL: 'signals.example.com' },
-      'UPSTREAM_URL must be an absolute http(s) URL (got "signals.example.com")',
+      'UPSTREAM_URL must be an absolute http or https URL (got "signals.example.com")',
     ],
     [
       { UPSTREAM_URL: 'ftp://signals.example.com' },
@@ -154,7 +171,7 @@ describe('loadConfig', () => {
     expect(
       errorOf(loadConfig, { PORT: 'x', UPSTREAM_URL: 'nope', HOST: 'ok' })?.split('\n'),
     ).toEqual([
-      'UPSTREAM_URL must be an absolute http(s) URL (got "nope")',
+      'UPSTREAM_URL must be an absolute http or https URL (got "nope")',
       'PORT must be an integer from 0 to 65535 (got "x")',
     ]);
   });

@@ -30,8 +30,14 @@ function worstCaseSession() {
       () => ({ id: `other-${serial++}` }) as UpstreamRecord,
     );
     const meta = { endpoint: 'stand-in', creditsUsed: limit, creditsRemaining: 1_000_000 };
-    ledger.charged(meta);
-    return { success: true, data, pagination: { hasMore: true, nextCursor: `c${serial}` }, meta };
+    const page = {
+      success: true as const,
+      data,
+      pagination: { hasMore: true, nextCursor: `c${serial}` },
+      meta,
+    };
+    ledger.charged(page);
+    return page;
   };
   const session = new UpstreamSession({ call, apiKey: 'key', concurrency: 4 });
   return { session, charged: () => charged };

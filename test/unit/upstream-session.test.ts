@@ -18,8 +18,14 @@ function pendingCall() {
     await new Promise<void>((resolve) => waiting.push(resolve));
     inFlight--;
     const meta = { endpoint, creditsUsed: 2, creditsRemaining: 100 - calls.length };
-    ledger.charged(meta);
-    return { success: true, data: [], pagination: { hasMore: false, nextCursor: null }, meta };
+    const page = {
+      success: true as const,
+      data: [],
+      pagination: { hasMore: false, nextCursor: null },
+      meta,
+    };
+    ledger.charged(page);
+    return page;
   };
   const releaseAll = async () => {
     while (waiting.length > 0 || inFlight > 0) {
@@ -54,7 +60,7 @@ describe('UpstreamSession', () => {
       'companies?country=DE&limit=6',
       'investors?country=DE&limit=5',
     ]);
-    expect({ ...s.ledger }).toEqual({ used: 6, remaining: 97, requests: 3 });
+    expect({ ...s.ledger }).toEqual({ used: 6, saved: 0, remaining: 97, requests: 3 });
   });
 
   it('keeps at most `concurrency` requests in flight', async () => {

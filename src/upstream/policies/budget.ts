@@ -1,17 +1,12 @@
-import type { ListEnvelope, UpstreamRecord } from '../types.js';
+import { CreditLedger } from '../credit-ledger.js';
 import type { UpstreamPolicy } from '../upstream-call.js';
 import { UpstreamError } from '../upstream-error.js';
-
-/** What a page cost: the service's `meta.creditsUsed`, else one credit per record returned. */
-function creditsOf(envelope: ListEnvelope<UpstreamRecord>): number {
-  const used = envelope.meta.creditsUsed;
-  return typeof used === 'number' ? used : envelope.data.length;
-}
 
 /**
  * The hard stop: a page's `limit` is cut to the credits its operation has left, and a page is not
  * sent at all when nothing useful is left (CREDIT_BUDGET_EXHAUSTED, failure `budget`). Outermost,
- * so that a page served without a request (cached, joined) settles to what it was charged: 0.
+ * so that a page served without a request (cached, joined) settles to what it was charged: 0. The
+ * call books into a ledger of its own, a child of the operation's, to tell its charge apart.
  */
 export const budgetPolicy: UpstreamPolicy = (next) => async (request) => {
   const { budget } = request;
@@ -23,12 +18,10 @@ export const budgetPolicy: UpstreamPolicy = (next) => async (request) => {
       { code: 'CREDIT_BUDGET_EXHAUSTED', failure: 'budget' },
     );
   }
-  let charged = 0;
+  const ledger = new CreditLedger(request.ledger);
   try {
-    const envelope = await next(limit === request.limit ? request : { ...request, limit });
-    charged = creditsOf(envelope);
-    return envelope;
+    return await next({ ...request, limit, ledger });
   } finally {
-    budget.settle(limit, charged);
+    budget.settle(limit, ledger.used);
   }
 };

@@ -1,0 +1,46 @@
+import { MemoryPageStore } from './memory-page-store.js';
+import type { PageStore } from './page-store.js';
+import { RedisPageStore } from './redis-page-store.js';
+
+/** Options of the page cache (`CACHE_*` settings). */
+export interface PageCacheOptions {
+  /** How long a page is served from the cache; 0 turns the cache (and joining) off. */
+  ttlMs: number;
+  /** Bound of the memory store: bytes of the bodies held. */
+  maxBytes: number;
+  /** A Redis URL: the cache lives there, shared by the instances that name it. */
+  url?: string | null;
+  /** Told when the shared cache fails (at most one message per {@link ERROR_REPORT_MS}). */
+  onError?: (message: string) => void;
+}
+
+/** Redis failures come in bursts (every command while it is down): one line per 30 s. */
+const ERROR_REPORT_MS = 30_000;
+
+function throttled(report: (message: string) => void) {
+  let last = -Infinity;
+  let dropped = 0;
+  return (message: string) => {
+    const now = Date.now();
+    if (now - last < ERROR_REPORT_MS) {
+      dropped++;
+      return;
+    }
+    report(
+      dropped > 0 ? `${message} (and ${dropped} more failures since the last report)` : message,
+    );
+    last = now;
+    dropped = 0;
+  };
+}
+
+/** The store the options name: Redis with a URL, else memory. */
+export function createPageStore(options: PageCacheOptions, claimMs: number): PageStore {
+  if (!options.url) return new MemoryPageStore(options);
+  return new RedisPageStore({
+    url: options.url,
+    ttlMs: options.ttlMs,
+    claimMs,
+    onError: throttled(options.onError ?? ((message) => console.warn(message))),
+  });
+}

@@ -1,0 +1,43 @@
+import type { ListEnvelope, UpstreamRecord } from '../types.js';
+
+/** A complete 2xx envelope as the cache holds it, and when the service sent it. */
+export interface CachedPage {
+  envelope: ListEnvelope<UpstreamRecord>;
+  /** When the response arrived (ms since the epoch): how fresh its `creditsRemaining` is. */
+  receivedAt: number;
+  /** The size of the response body, which bounds the memory store. */
+  bytes: number;
+}
+
+/**
+ * Where cached pages live: in this process (`MemoryPageStore`) or in Redis (`RedisPageStore`),
+ * with the same keys, TTL and semantics. A store never throws: when it cannot answer, a page is
+ * not there, and a claim is granted, so the gateway falls back to the upstream.
+ */
+export interface PageStore {
+  /** The page under `key` if it is there and younger than the TTL. */
+  get(key: string): Promise<CachedPage | undefined>;
+  /** Keeps `page` under `key` for the TTL. Does not wait for a remote store. */
+  set(key: string, page: CachedPage): void;
+  /**
+   * Claims the fetch of `key` among the instances sharing this store: true when no other is
+   * fetching it now. The memory store has no others: always true.
+   */
+  claim(key: string): Promise<boolean>;
+  /** Gives up a claim once the page is stored or its fetch failed. */
+  release(key: string): void;
+  /**
+   * Waits until `key` is stored by the instance that claimed it, at most until `deadline`
+   * (`Date.now()` units) or until `signal` aborts; undefined when it was not stored (that fetch
+   * failed, or took too long).
+   */
+  awaitPage(key: string, deadline: number, signal?: AbortSignal): Promise<CachedPage | undefined>;
+  /**
+   * Resolves once the store can answer (a remote one connected), or after `timeoutMs` if it
+   * cannot: a gateway then starts and serves from the upstream until it can.
+   */
+  ready(timeoutMs: number): Promise<void>;
+  /** Pages and bytes held, for metrics; null where the store cannot tell cheaply. */
+  size(): { pages: number; bytes: number } | null;
+  close(): Promise<void>;
+}

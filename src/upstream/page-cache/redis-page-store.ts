@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import type { ListEnvelope, UpstreamRecord } from '../types.js';
+import type { CachedPage, PageStore } from './page-store.js';
+
+/** Options of {@link RedisPageStore}. */
+export interface RedisPageStoreOptions {
+  /** `redis://[user:password@]host:port[/db]` (or `rediss://`). */
+  url: string;
+  ttlMs: number;
+  /** How long a claim on a page's fetch lasts at most (an instance that dies frees it then). */
+  claimMs: number;
+  /** Told when Redis fails; the store goes on as if the page were not cached. */
+  onError: (message: string) => void;
+}
+
+/** Deletes a claim only if it is still this instance's (it may have expired and been retaken). */
+const RELEASE_CLAIM = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`;
+
+/** Pauses between looks at a page another instance is fetching: soon at first, then less often. */
+const POLL_MS = [2, 5, 10, 20, 40, 50];
+
+/**
+ * The shared page cache: the same keys, TTL and semantics as the memory store, in Redis, so that
+ * instances behind one address share pages and the fetch of each page. Values are
+ * `receivedAt\n<envelope JSON>` under `bsg:v1:page:<key>`; claims are `SET NX PX` under
+ * `bsg:v1:claim:<key>`. Redis bounds its own memory (`maxmemory`, `allkeys-lru`).
+ *
+ * Commands fail at once while Redis is unreachable (no offline queue, a short command timeout):
+ * a page is then a miss, a claim granted, and each failure is reported to `onError`.
+ */
+export class RedisPageStore implements PageStore {
+  readonly #redis: Redis;
+  readonly #options: RedisPageStoreOptions;
+  /** Names this instance's claims. */
+  readonly #token = randomUUID();
+
+  constructor(options: RedisPageStoreOptions) {
+    this.#options = options;
+    this.#redis = new Redis(options.url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      connectTimeout: 1_000,
+      commandTimeout: 500,
+      retryStrategy: (attempt) => Math.min(attempt * 250, 2_000),
+    });
+    this.#redis.on('error', (error: Error) => this.#failed(error));
+  }
+
+  async get(key: string): Promise<CachedPage | undefined> {
+    try {
+      return decode(await this.#redis.get(`bsg:v1:page:${key}`));
+    } catch (error) {
+      this.#failed(error);
+      return undefined;
+    }
+  }
+
+  set(key: string, page: CachedPage): void {
+    const value = `${page.receivedAt}\n${JSON.stringify(page.envelope)}`;
+    this.#redis
+      .set(`bsg:v1:page:${key}`, value, 'PX', this.#options.ttlMs)
+      .catch((error: unknown) => this.#failed(error));
+  }
+
+  async claim(key: string): Promise<boolean> {
+    try {
+      const claimKey = `bsg:v1:claim:${key}`;
+      const ok = await this.#redis.set(claimKey, this.#token, 'PX', this.#options.claimMs, 'NX');
+      return ok === 'OK';
+    } catch (error) {
+      this.#failed(error);
+      return true;
+    }
+  }
+
+  release(key: string): void {
+    this.#redis
+      .eval(RELEASE_CLAIM, 1, `bsg:v1:claim:${key}`, this.#token)
+      .catch((error: unknown) => this.#failed(error));
+  }
+
+  async awaitPage(
+    key: string,
+    deadline: number,
+    signal?: AbortSignal,
+  ): Promise<CachedPage | undefined> {
+    for (let attempt = 0; Date.now() < deadline && !signal?.aborted; attempt++) {
+      await sleep(POLL_MS[Math.min(attempt, POLL_MS.length - 1)]);
+      let results;
+      try {
+        results = await this.#redis
+          .pipeline()
+          .get(`bsg:v1:page:${key}`)
+          .exists(`bsg:v1:claim:${key}`)
+          .exec();
+      } catch (error) {
+        this.#failed(error);
+        return undefined;
+      }
+      const [[pageError, value] = [], [claimError, claimed] = []] = results ?? [];
+      if (pageError || claimError) return undefined;
+      const page = decode(value as string | null);
+      if (page) return page;
+      // The claim is gone and no page came: that fetch failed; this caller fetches itself.
+      if (claimed === 0) return undefined;
+    }
+    return undefined;
+  }
+
+  async ready(timeoutMs: number): Promise<void> {
+    if (this.#redis.status === 'ready') return;
+    const controller = new AbortController();
+    await Promise.race([
+      once(this.#redis, 'ready', { signal: controller.signal }).catch(() => {}),
+      sleep(timeoutMs, undefined, { signal: controller.signal }).catch(() => {}),
+    ]);
+    controller.abort();
+  }
+
+  size() {
+    return null;
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.#redis.quit();
+    } catch {
+      this.#redis.disconnect();
+    }
+  }
+
+  #failed(error: unknown): void {
+    const reason = error instanceof Error ? error.message : String(error);
+    this.#options.onError(`page cache: Redis failed (${reason}); serving from the service`);
+  }
+}
+
+function decode(value: string | null): CachedPage | undefined {
+  if (!value) return undefined;
+  const newline = value.indexOf('\n');
+  const receivedAt = Number(value.slice(0, newline));
+  const text = value.slice(newline + 1);
+  return {
+    envelope: JSON.parse(text) as ListEnvelope<UpstreamRecord>,
+    receivedAt,
+    bytes: text.length,
+  };
+}

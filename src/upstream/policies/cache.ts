@@ -1,0 +1,44 @@
+import { bodySize } from '../body-size.js';
+import { pageKey } from '../page-cache/page-key.js';
+import type { PageStore } from '../page-cache/page-store.js';
+import type { UpstreamPolicy } from '../upstream-call.js';
+
+/**
+ * Serves a page from `store` when it holds one for the same key, endpoint, query, cursor and
+ * limit, younger than the TTL; the call books its credits as saved. Otherwise fetches it and
+ * stores it: only complete 2xx envelopes reach here, errors reject and are never stored.
+ *
+ * Among instances sharing a store, one fetches a page at a time: the others wait up to `claimMs`
+ * for it to be stored, then fetch it themselves. `fresh` (`Cache-Control: no-cache`) skips the
+ * lookup and the claim, fetches, and refreshes the stored page.
+ */
+export function cachePolicy(store: PageStore, options: { claimMs: number }): UpstreamPolicy {
+  return (next) => async (request) => {
+    const key = pageKey(request);
+    let claimed = false;
+    if (!request.fresh) {
+      const cached = await store.get(key);
+      if (cached) {
+        request.ledger.served(cached.envelope, cached.receivedAt);
+        return cached.envelope;
+      }
+      claimed = await store.claim(key);
+      if (!claimed) {
+        const deadline = Date.now() + options.claimMs;
+        const stored = await store.awaitPage(key, deadline, request.signal);
+        if (stored) {
+          request.ledger.served(stored.envelope, stored.receivedAt);
+          return stored.envelope;
+        }
+      }
+    }
+    try {
+      const envelope = await next(request);
+      const bytes = bodySize.get(envelope) ?? JSON.stringify(envelope).length;
+      store.set(key, { envelope, receivedAt: Date.now(), bytes });
+      return envelope;
+    } finally {
+      if (claimed) store.release(key);
+    }
+  };
+}

@@ -1,0 +1,83 @@
+import { pageKey } from '../page-cache/page-key.js';
+import type { ListEnvelope, UpstreamRecord } from '../types.js';
+import type { UpstreamPolicy, UpstreamRequest } from '../upstream-call.js';
+import { unavailable } from '../upstream-error.js';
+
+type Envelope = ListEnvelope<UpstreamRecord>;
+
+/** One request in flight, and the calls waiting for it. */
+interface Flight {
+  readonly promise: Promise<Envelope>;
+  /** Aborts the request once every call waiting for it has gone. */
+  readonly controller: AbortController;
+  waiters: number;
+  settled: boolean;
+}
+
+/**
+ * Joins concurrent calls for the same page of the same key (across operations) to one request:
+ * the first call's request is sent, with a signal of its own that aborts only when every call
+ * waiting for it has aborted; the others book the page's credits as saved. A call with `fresh`
+ * joins only another `fresh` one: a page already under way from the cache is not fresh.
+ */
+export const coalescePolicy: UpstreamPolicy = (next) => {
+  const flights = new Map<string, Flight>();
+
+  function start(key: string, request: UpstreamRequest): Flight {
+    const controller = new AbortController();
+    const flight: Flight = {
+      promise: next({ ...request, signal: controller.signal }),
+      controller,
+      waiters: 0,
+      settled: false,
+    };
+    const done = () => {
+      flight.settled = true;
+      flights.delete(key);
+    };
+    flight.promise.then(done, done);
+    flights.set(key, flight);
+    return flight;
+  }
+
+  return (request) => {
+    const key = request.fresh ? `fresh\n${pageKey(request)}` : pageKey(request);
+    const joined = flights.get(key);
+    const flight = joined ?? start(key, request);
+    return wait(flight, request, joined !== undefined);
+  };
+};
+
+/** The flight's page for one call; rejects at once if the call's own signal aborts. */
+function wait(flight: Flight, request: UpstreamRequest, joined: boolean): Promise<Envelope> {
+  const { signal } = request;
+  if (signal?.aborted) return Promise.reject(unavailable('aborted', 'the request was aborted'));
+  flight.waiters++;
+  return new Promise<Envelope>((resolve, reject) => {
+    let left = false;
+    const leave = () => {
+      if (left) return false;
+      left = true;
+      signal?.removeEventListener('abort', onAbort);
+      flight.waiters--;
+      return true;
+    };
+    function onAbort() {
+      if (!leave()) return;
+      if (flight.waiters === 0 && !flight.settled) flight.controller.abort();
+      reject(unavailable('aborted', 'the request was aborted'));
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+    flight.promise.then(
+      (envelope) => {
+        if (!leave()) return;
+        // The first call's request booked the page in its ledger as it arrived.
+        if (joined) request.ledger.served(envelope, Date.now());
+        resolve(envelope);
+      },
+      (error: unknown) => {
+        if (leave()) reject(error);
+      },
+    );
+  });
+}
