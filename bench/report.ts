@@ -204,7 +204,44 @@ export function evaluateTargets(runs: RunRecord[], saturating: number): TargetSt
     });
   }
 
-  const gatewayRuns = runs.filter((r) => r.side === 'gateway' && r.load.connections === 1);
+  const cachedSat = find(runs, 'list-cached', 'gateway', saturating);
+  const cachedDirect = find(runs, 'list-cached', 'direct', saturating);
+  const throughput =
+    cachedSat && cachedDirect
+      ? cachedSat.load.requestsPerSecond / cachedDirect.load.requestsPerSecond
+      : undefined;
+  targets.push({
+    name: `cache hit, 20-record list: throughput ÷ direct REST, c=${saturating}`,
+    goal: '≥ 1.5',
+    measured: `${num(throughput, 2)} (${num(cachedSat?.load.requestsPerSecond, 0)} vs ${num(cachedDirect?.load.requestsPerSecond, 0)} req/s)`,
+    met: throughput === undefined ? null : throughput >= 1.5,
+  });
+  targets.push({
+    name: `cache hit, 20-record list: gateway CPU per request, c=${saturating}`,
+    goal: '≤ 0.5 ms',
+    measured: `${num(cachedSat?.cpuMsPerRequest, 3)} ms`,
+    met: cachedSat ? cachedSat.cpuMsPerRequest <= 0.5 : null,
+  });
+  const cachedRuns = runs.filter((r) => r.scenario.cached && r.side === 'gateway' && r.counted);
+  targets.push({
+    name: 'cache hits: upstream requests and credits per query',
+    goal: '0 after the warm-up',
+    measured:
+      cachedRuns
+        .map(
+          (r) =>
+            `${r.scenario.id} c=${r.load.connections}: ${num(r.counted!.upstreamRequests, 3)} / ${num(r.counted!.credits, 3)}`,
+        )
+        .join(', ') || '—',
+    met:
+      cachedRuns.length === 0
+        ? null
+        : cachedRuns.every((r) => r.counted!.upstreamRequests === 0 && r.counted!.credits === 0),
+  });
+
+  const gatewayRuns = runs.filter(
+    (r) => r.side === 'gateway' && r.load.connections === 1 && !r.scenario.cached,
+  );
   const creditChecks = gatewayRuns.map((r) => ({
     id: r.scenario.id,
     credits: r.sample?.credits,
@@ -212,7 +249,7 @@ export function evaluateTargets(runs: RunRecord[], saturating: number): TargetSt
   }));
   targets.push({
     name: 'credits per query = records returned',
-    goal: 'equal, every gateway scenario',
+    goal: 'equal, every uncached gateway scenario',
     measured:
       creditChecks.map((c) => `${c.id} ${num(c.credits, 0)}/${num(c.records, 0)}`).join(', ') ||
       '—',

@@ -21,7 +21,8 @@ export const WALK_QUERY = `{ fundingEvents(first: 20) { nodes { id round amountU
 export const FAN_OUT_QUERY = `{ companies(first: 20) { nodes { id name fundingEvents(first: 3) { nodes { id round amountUsdCents } } } } }`;
 
 /** Scenario names, in run order. */
-export type ScenarioId = 'list' | 'wide' | 'walk' | 'walk-20ms' | 'fan-out-50ms';
+export type ScenarioId =
+  'list' | 'wide' | 'walk' | 'list-cached' | 'walk-cached' | 'walk-20ms' | 'fan-out-50ms';
 
 /** One thing to measure: a GraphQL query, and the REST call it stands for when there is one. */
 export interface Scenario {
@@ -35,6 +36,11 @@ export interface Scenario {
   sandboxLatencyMs: number;
   /** Measured at concurrency 1 only (latency-bound scenarios), or also at saturation. */
   saturate: boolean;
+  /**
+   * Through a gateway with the page cache on, asked the same query again and again: after the
+   * warm-up every page is a hit. The other scenarios run on a gateway with the cache off.
+   */
+  cached?: boolean;
 }
 
 /** The scenarios of the issue, in run order (latency-bound ones last). */
@@ -61,6 +67,23 @@ export const SCENARIOS: readonly Scenario[] = [
     query: WALK_QUERY,
     sandboxLatencyMs: 0,
     saturate: true,
+  },
+  {
+    id: 'list-cached',
+    title: '20 funding events, every field, again and again (page cache hits)',
+    query: LIST_QUERY,
+    restPath: '/v1/funding-events?limit=20',
+    sandboxLatencyMs: 0,
+    saturate: true,
+    cached: true,
+  },
+  {
+    id: 'walk-cached',
+    title: 'the walk again and again (page cache hits)',
+    query: WALK_QUERY,
+    sandboxLatencyMs: 0,
+    saturate: true,
+    cached: true,
   },
   {
     id: 'walk-20ms',
