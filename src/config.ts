@@ -29,13 +29,25 @@ export const settings = {
     'UPSTREAM_TIMEOUT_MS',
     integer(1, 600_000),
     10_000,
-    'per upstream request: time allowed for the headers, and again for the body',
+    'per upstream request: time allowed from sending it to the end of the response body (each retry gets its own)',
   ),
   upstreamConnections: setting(
     'UPSTREAM_CONNECTIONS',
     integer(1, 4096),
     64,
     'keep-alive connections to the upstream',
+  ),
+  upstreamRetries: setting(
+    'UPSTREAM_RETRIES',
+    integer(0, 10),
+    2,
+    'retries of an upstream request after a transient fault (connection refused or reset, timeout, 500/502/503/504), with jittered backoff, within a retry budget of 20% of requests',
+  ),
+  retryAfterMaxMs: setting(
+    'RETRY_AFTER_MAX_MS',
+    integer(0, 60_000),
+    2_000,
+    'the longest `Retry-After` of a 429 the gateway waits out (once) before retrying; a longer one answers `TOO_MANY_REQUESTS` at once',
   ),
   upstreamConcurrency: setting(
     'UPSTREAM_CONCURRENCY',

@@ -24,6 +24,7 @@ async function main() {
     baseUrl: upstreamUrl,
     timeoutMs: config.upstreamTimeoutMs,
     connections: config.upstreamConnections,
+    retry: { retries: config.upstreamRetries, retryAfterMaxMs: config.retryAfterMaxMs },
     cache: {
       ttlMs: config.cacheTtlSeconds * 1000,
       maxBytes: config.cacheMaxMb * 1024 * 1024,

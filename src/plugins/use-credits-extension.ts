@@ -16,11 +16,14 @@ export interface CreditExtensions {
     budget: number | null;
   };
   upstreamRequests: number;
+  /** Of those, the ones sent again after a transient fault or a short 429. */
+  upstreamRetries: number;
 }
 
 const NOTHING_SPENT: CreditExtensions = {
   credits: { used: 0, saved: 0, remaining: null, estimate: null, budget: null },
   upstreamRequests: 0,
+  upstreamRetries: 0,
 };
 
 /**
@@ -43,6 +46,7 @@ export function useCreditsExtension(): Plugin {
           budget: budget.budget,
         },
         upstreamRequests: ledger.requests,
+        upstreamRetries: ledger.retries,
       };
       setResult({ ...result, extensions: { ...result.extensions, ...extensions } });
     },

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FaultShares, Latency } from './faults.js';
+import type { FaultShares, Latency, ScriptedFault } from './faults.js';
 import type { Counters, RequestLogEntry } from './request-log.js';
 import { errorBody, sendJson } from './request-handler.js';
 
@@ -11,6 +11,8 @@ export interface SandboxControls {
   reset(): void;
   setLatency(latency: Latency): void;
   setFaults(faults: FaultShares): void;
+  /** Queues faults for the coming /v1 requests, one each, before any drawn by the shares. */
+  scriptFaults(faults: readonly ScriptedFault[]): void;
 }
 
 function numbers(query: string, names: readonly string[]): Record<string, number> {

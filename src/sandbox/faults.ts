@@ -1,5 +1,4 @@
 import { createPrng, type Prng } from './dataset/prng.js';
-import type { FaultKind } from './request-log.js';
 
 /** The share (0..1) of /v1 requests that get each fault. */
 export interface FaultShares {
@@ -9,13 +8,29 @@ export interface FaultShares {
   tooManyRequests?: number;
 }
 
+/**
+ * One scripted answer to a coming /v1 request, served before any drawn by the shares, in order:
+ * a 5xx (`status`, default 500), a 429 with `Retry-After: retryAfter` (default 1 s), a hang (the
+ * request is held `ms`, then its connection dropped), a dropped connection, or a malformed body.
+ * None is charged.
+ */
+export type ScriptedFault =
+  | { kind: 'serverError'; status?: 500 | 502 | 503 | 504 }
+  | { kind: 'tooManyRequests'; retryAfter?: number }
+  | { kind: 'hang'; ms: number }
+  | { kind: 'drop' }
+  | { kind: 'malformed' };
+
+/** The fault a request gets: its kind and, for scripted ones, their details. */
+export type Fault = ScriptedFault;
+
 /** Added response delay: `fixedMs` plus a uniform draw in [0, jitterMs). */
 export interface Latency {
   fixedMs?: number;
   jitterMs?: number;
 }
 
-const KINDS: readonly FaultKind[] = ['serverError', 'drop', 'malformed', 'tooManyRequests'];
+const KINDS = ['serverError', 'drop', 'malformed', 'tooManyRequests'] as const;
 
 function checkShare(name: string, value: number | undefined): number {
   const share = value ?? 0;
@@ -41,6 +56,7 @@ export class FaultInjector {
   #prng: Prng;
   #shares: Required<FaultShares> = { serverError: 0, drop: 0, malformed: 0, tooManyRequests: 0 };
   #latency: Required<Latency>;
+  #script: ScriptedFault[] = [];
 
   constructor(seed: number, latency: Latency = {}) {
     this.#seed = seed;
@@ -82,14 +98,24 @@ export class FaultInjector {
     };
   }
 
-  /** The fault for the next /v1 request, or null. */
-  drawFault(): FaultKind | null {
+  /** Queues `faults` for the coming /v1 requests, one each, in order (after any queued). */
+  script(faults: readonly ScriptedFault[]): void {
+    for (const fault of faults) {
+      if (fault.kind === 'hang') checkMs('ms', fault.ms);
+      this.#script.push({ ...fault });
+    }
+  }
+
+  /** The fault for the next /v1 request, or null: the next scripted one, else one drawn. */
+  drawFault(): Fault | null {
+    const scripted = this.#script.shift();
+    if (scripted) return scripted;
     const s = this.#shares;
     if (s.serverError + s.drop + s.malformed + s.tooManyRequests === 0) return null;
     let r = this.#prng.next();
     for (const kind of KINDS) {
-      r -= s[kind];
-      if (r < 0) return kind;
+      r -= s[kind as keyof FaultShares];
+      if (r < 0) return { kind } as Fault;
     }
     return null;
   }
@@ -100,8 +126,9 @@ export class FaultInjector {
     return jitterMs > 0 ? fixedMs + this.#prng.next() * jitterMs : fixedMs;
   }
 
-  /** No faults, latency back to the start options, generator re-seeded. */
+  /** No faults (none scripted), latency back to the start options, generator re-seeded. */
   reset(): void {
+    this.#script = [];
     this.#shares = { serverError: 0, drop: 0, malformed: 0, tooManyRequests: 0 };
     this.#latency = { ...this.#baseLatency };
     this.#prng = createPrng(this.#seed, 'faults');

@@ -1,7 +1,7 @@
 export { startSandbox } from './start-sandbox.js';
 export type { Sandbox, SandboxKeys, SandboxOptions } from './start-sandbox.js';
 export type { RequestLogEntry, Counters, FaultKind } from './request-log.js';
-export type { FaultShares, Latency } from './faults.js';
+export type { FaultShares, Latency, ScriptedFault } from './faults.js';
 export type { WorkspaceSpec } from './workspaces.js';
 export { DEFAULT_SIZES, generateDataset } from './dataset/generate-dataset.js';
 export type { DatasetSizes } from './dataset/generate-dataset.js';

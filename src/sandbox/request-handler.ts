@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from './api-error.js';
 import type { CursorCodec } from './cursor-codec.js';
-import type { FaultInjector } from './faults.js';
+import type { Fault, FaultInjector } from './faults.js';
 import type { ListEndpoint } from './list-endpoint.js';
 import { parseParams } from './parse-params.js';
 import type { FaultKind, RequestLog, RequestLogEntry } from './request-log.js';
@@ -130,22 +130,32 @@ function serveList(
   }
 }
 
-function faultOutcome(fault: FaultKind, requestId: string): Outcome {
-  switch (fault) {
-    case 'serverError':
-      return {
-        ...errorOutcome(new ApiError('INTERNAL_ERROR', 'injected server error'), requestId, null),
-        fault,
-      };
-    case 'tooManyRequests':
+function faultOutcome(injected: Fault, requestId: string): Outcome {
+  const fault = injected.kind;
+  switch (injected.kind) {
+    case 'serverError': {
+      const outcome = errorOutcome(
+        new ApiError('INTERNAL_ERROR', 'injected server error'),
+        requestId,
+        null,
+      );
+      return { ...outcome, status: injected.status ?? outcome.status, fault };
+    }
+    case 'tooManyRequests': {
+      const seconds = injected.retryAfter ?? 1;
       return {
         ...errorOutcome(
-          new ApiError('TOO_MANY_REQUESTS', 'injected rate limit: retry after 1 s', 1),
+          new ApiError(
+            'TOO_MANY_REQUESTS',
+            `injected rate limit: retry after ${seconds} s`,
+            seconds,
+          ),
           requestId,
           null,
         ),
         fault,
       };
+    }
     case 'malformed':
       return {
         status: 200,
@@ -156,6 +166,7 @@ function faultOutcome(fault: FaultKind, requestId: string): Outcome {
         workspace: null,
         fault,
       };
+    case 'hang':
     case 'drop':
       return { status: 0, body: '', headers: {}, code: null, records: 0, workspace: null, fault };
   }
@@ -226,7 +237,7 @@ export function createRequestHandler(
         outcome = fault
           ? faultOutcome(fault, requestId)
           : serveList(deps, endpoint, req, query, requestId);
-        delay = deps.faults.drawDelay();
+        delay = fault?.kind === 'hang' ? fault.ms : deps.faults.drawDelay();
       }
     } catch (error) {
       if (!deps.quiet) console.error('sandbox: internal error', error);
@@ -262,7 +273,7 @@ export function createRequestHandler(
     }
 
     const finish = (): void => {
-      if (outcome.fault === 'drop') {
+      if (outcome.fault === 'drop' || outcome.fault === 'hang') {
         req.socket.destroy();
         return;
       }

@@ -24,7 +24,7 @@ export interface RequestLogEntry {
 }
 
 /** The kinds of injected faults. */
-export type FaultKind = 'serverError' | 'drop' | 'malformed' | 'tooManyRequests';
+export type FaultKind = 'serverError' | 'drop' | 'malformed' | 'tooManyRequests' | 'hang';
 
 /** Totals since start or the last reset. */
 export interface Counters {

@@ -106,6 +106,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     setLatency: (latency) => faults.setLatency(latency),
     setFaults: (shares) => faults.setFaults(shares),
+    scriptFaults: (scripted) => faults.script(scripted),
   };
   const handler = createRequestHandler({
     endpoints,

@@ -2,6 +2,8 @@ import { createPageStore, type PageCacheOptions } from './page-cache/create-page
 import { budgetPolicy } from './policies/budget.js';
 import { cachePolicy } from './policies/cache.js';
 import { coalescePolicy } from './policies/coalesce.js';
+import { retryPolicy } from './policies/retry.js';
+import { RetryBudget } from './retry-budget.js';
 import { createTransport, type TransportOptions } from './transport.js';
 import type { UpstreamCall, UpstreamPolicy } from './upstream-call.js';
 
@@ -9,7 +11,17 @@ import type { UpstreamCall, UpstreamPolicy } from './upstream-call.js';
 export interface UpstreamOptions extends TransportOptions {
   /** The page cache; absent, or with a TTL of 0, pages are neither cached nor joined. */
   cache?: PageCacheOptions;
+  /** Retries (`UPSTREAM_RETRIES`, `RETRY_AFTER_MAX_MS`); absent, the defaults below. */
+  retry?: { retries: number; retryAfterMaxMs: number };
 }
+
+/**
+ * The retry budget: retries at most 20% of the first attempts over 10 s, and 10 per 10 s however
+ * few the requests. With every request failing, the service then gets at most 1.2 requests per
+ * call (plus the 10).
+ */
+export const RETRY_BUDGET = { ratio: 0.2, minRetries: 10, windowMs: 10_000 };
+const DEFAULT_RETRY = { retries: 2, retryAfterMaxMs: 2_000 };
 
 /**
  * The one way the gateway reaches the Business-Signals service, shared by all operations: the
@@ -34,7 +46,7 @@ export function wrap(call: UpstreamCall, ...policies: UpstreamPolicy[]): Upstrea
 /**
  * Builds the upstream pipeline. Every upstream request passes here, from the transport outward:
  *
- *   transport → (breaker → retry, as they arrive) → cache → coalescing → budget
+ *   transport → (breaker, as it arrives) → retry → cache → coalescing → budget
  *
  * The budget is outermost, so that a page the cache or a joined request serves settles to 0
  * credits; coalescing is outside the cache, so that concurrent calls for a page look it up once.
@@ -45,8 +57,12 @@ export function createUpstream(options: UpstreamOptions): Upstream {
   const cache = options.cache && options.cache.ttlMs > 0 ? options.cache : null;
   const store = cache ? createPageStore(cache, options.timeoutMs) : null;
   const caching = store ? [cachePolicy(store, { claimMs: options.timeoutMs }), coalescePolicy] : [];
+  const retry = retryPolicy({
+    ...(options.retry ?? DEFAULT_RETRY),
+    budget: new RetryBudget(RETRY_BUDGET),
+  });
   return {
-    call: wrap(transport.call, ...caching, budgetPolicy),
+    call: wrap(transport.call, retry, ...caching, budgetPolicy),
     ready: async (timeoutMs) => store?.ready(timeoutMs),
     async close() {
       await Promise.all([transport.close(), store?.close()]);

@@ -19,6 +19,8 @@ export function creditsOf(page: ChargedPage): number {
 export class CreditLedger {
   /** Upstream HTTP requests actually sent, successful or not. */
   requests = 0;
+  /** Of those, the ones sent again after a transient fault or a short 429. */
+  retries = 0;
   /** Credits the service charged for the responses actually received. */
   used = 0;
   /** Credits the pages served from the cache or a joined request would have cost. */
@@ -37,6 +39,12 @@ export class CreditLedger {
   sent(): void {
     this.requests++;
     this.#parent?.sent();
+  }
+
+  /** Books a retry, before it is sent (it is booked as a request too, when it leaves). */
+  retried(): void {
+    this.retries++;
+    this.#parent?.retried();
   }
 
   /** Books a success envelope as it arrives from the service. */

@@ -10,7 +10,7 @@ import { errorFromResponse, unavailable, type UpstreamError } from './upstream-e
 export interface TransportOptions {
   /** Base URL of the service; a path prefix before `/v1` is kept. */
   baseUrl: string;
-  /** Time allowed for the response headers, and again for the body. */
+  /** Time allowed for one exchange: from sending the request to the end of the body. */
   timeoutMs: number;
   /** Keep-alive connections in the pool (ignored with `dispatcher`). */
   connections?: number;
@@ -81,6 +81,8 @@ export function createTransport(options: TransportOptions): Transport {
       const path = `${prefix}${endpoints[endpoint].path}?${query}`;
       let response: Dispatcher.ResponseData;
       let text: string;
+      // One deadline for the whole exchange, headers and body together: the setting's meaning.
+      const deadline = AbortSignal.timeout(timeoutMs);
       ledger.sent();
       try {
         response = await dispatcher.request({
@@ -88,12 +90,13 @@ export function createTransport(options: TransportOptions): Transport {
           path,
           method: 'GET',
           headers: { 'x-api-key': apiKey, accept: 'application/json' },
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs,
-          signal,
+          signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
         });
         text = await response.body.text();
       } catch (error) {
+        if (deadline.aborted && !signal?.aborted) {
+          throw unavailable('timeout', `no complete answer within ${timeoutMs} ms`);
+        }
         throw networkError(error, timeoutMs);
       }
       let body: unknown;

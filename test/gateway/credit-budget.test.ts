@@ -37,6 +37,7 @@ describe('the budget, checked before anything runs', () => {
     expect(response.extensions).toEqual({
       credits: { used: 0, saved: 0, remaining: null, estimate: 51, budget: 50 },
       upstreamRequests: 0,
+      upstreamRetries: 0,
     });
     expect(spent()).toEqual({ requests: 0, credits: 0 });
   });
@@ -119,6 +120,7 @@ describe('the budget, checked before anything runs', () => {
     expect(response.extensions).toEqual({
       credits: { used: 0, saved: 0, remaining: null, estimate: 200, budget: 1000 },
       upstreamRequests: 0,
+      upstreamRetries: 0,
     });
     expect(spent().requests).toBe(0);
   });

@@ -264,6 +264,7 @@ describe('paging', () => {
     expect(response.extensions).toEqual({
       credits: { used: 250, saved: 0, remaining: expect.any(Number), estimate: 250, budget: 1000 },
       upstreamRequests: 3,
+      upstreamRetries: 0,
     });
     expect(stack.sandbox.requestLog().map((e) => e.params.limit)).toEqual([
       ['100'],
@@ -426,6 +427,7 @@ describe('validation happens before any request', () => {
     expect(response.extensions).toEqual({
       credits: { used: 0, saved: 0, remaining: null, estimate: null, budget: null },
       upstreamRequests: 0,
+      upstreamRetries: 0,
     });
     expect(stack.sandbox.requestLog()).toHaveLength(0);
   });

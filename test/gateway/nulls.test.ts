@@ -161,6 +161,7 @@ describe('nulls and values the spec does not list', () => {
     expect(body.extensions).toEqual({
       credits: { used: 7, saved: 0, remaining: 100, estimate: 100, budget: 1_000_000 },
       upstreamRequests: 5,
+      upstreamRetries: 0,
     });
   });
 });

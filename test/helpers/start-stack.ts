@@ -23,6 +23,7 @@ export interface GraphQLResponse<D = any> {
   extensions?: {
     credits: { used: number; saved: number; remaining: number | null };
     upstreamRequests: number;
+    upstreamRetries: number;
     [key: string]: unknown;
   };
 }
@@ -72,6 +73,7 @@ export async function startGateway(
   const upstream = createUpstream({
     baseUrl: sandbox.url,
     timeoutMs: config.upstreamTimeoutMs,
+    retry: { retries: config.upstreamRetries, retryAfterMaxMs: config.retryAfterMaxMs },
     cache: {
       ttlMs: config.cacheTtlSeconds * 1000,
       maxBytes: config.cacheMaxMb * 1024 * 1024,

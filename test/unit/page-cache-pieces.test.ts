@@ -64,8 +64,8 @@ describe('CreditLedger', () => {
     child.sent();
     child.charged(page(3, 97));
     child.served(page(5, 90, 5), Date.now() - 1_000);
-    expect({ ...child }).toEqual({ requests: 1, used: 3, saved: 5, remaining: 97 });
-    expect({ ...parent }).toEqual({ requests: 1, used: 3, saved: 5, remaining: 97 });
+    expect({ ...child }).toEqual({ requests: 1, retries: 0, used: 3, saved: 5, remaining: 97 });
+    expect({ ...parent }).toEqual({ requests: 1, retries: 0, used: 3, saved: 5, remaining: 97 });
   });
 
   it('counts one credit a record when the service does not say', () => {

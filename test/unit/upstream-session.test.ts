@@ -60,7 +60,7 @@ describe('UpstreamSession', () => {
       'companies?country=DE&limit=6',
       'investors?country=DE&limit=5',
     ]);
-    expect({ ...s.ledger }).toEqual({ used: 6, saved: 0, remaining: 97, requests: 3 });
+    expect({ ...s.ledger }).toEqual({ used: 6, saved: 0, remaining: 97, requests: 3, retries: 0 });
   });
 
   it('keeps at most `concurrency` requests in flight', async () => {

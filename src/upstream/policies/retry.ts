@@ -1,0 +1,68 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RetryBudget } from '../retry-budget.js';
+import type { UpstreamPolicy } from '../upstream-call.js';
+import { UpstreamError, unavailable } from '../upstream-error.js';
+
+/** Options of {@link retryPolicy}. */
+export interface RetryOptions {
+  /** Retries after a transient fault (`UPSTREAM_RETRIES`): 2 means up to 3 attempts. */
+  retries: number;
+  /** The longest `Retry-After` a 429 may ask for and still be waited out once (`RETRY_AFTER_MAX_MS`). */
+  retryAfterMaxMs: number;
+  /** Shared by every call: caps retries at a share of the requests. */
+  budget: RetryBudget;
+  /** First backoff ceiling, doubled each retry up to {@link maxDelayMs}. */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  /** 0 ≤ x < 1; `Math.random` unless a test fixes it. */
+  random?: () => number;
+}
+
+/**
+ * Sends a GET again when that is safe and may help. Every upstream call is an idempotent GET, so:
+ *
+ * - a transient fault (connection refused or reset, a timeout, 500/502/503/504) is retried up to
+ *   `retries` times, after an exponential backoff with full jitter (a uniform wait up to
+ *   `baseDelayMs · 2^attempt`, at most `maxDelayMs`);
+ * - a 429 whose `Retry-After` is at most `retryAfterMaxMs` is waited out and retried once; a longer
+ *   one is answered at once (TOO_MANY_REQUESTS with `retryAfter`). The wait holds only this call:
+ *   another key's calls go on;
+ * - 400, 401, 402 and 403 are never retried, nor anything once the call is aborted;
+ * - every retry needs the shared {@link RetryBudget}: when it is spent, the fault is answered.
+ *
+ * Each retry is booked in the call's ledger (`extensions.upstreamRetries`).
+ */
+export function retryPolicy(options: RetryOptions): UpstreamPolicy {
+  const baseDelayMs = options.baseDelayMs ?? 25;
+  const maxDelayMs = options.maxDelayMs ?? 1_000;
+  const random = options.random ?? Math.random;
+  return (next) => async (request) => {
+    options.budget.request();
+    let waitedOut429 = false;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await next(request);
+      } catch (error) {
+        if (!(error instanceof UpstreamError) || request.signal?.aborted) throw error;
+        let delayMs: number;
+        if (error.code === 'TOO_MANY_REQUESTS') {
+          const askedMs = error.retryAfter === undefined ? Infinity : error.retryAfter * 1000;
+          if (waitedOut429 || askedMs > options.retryAfterMaxMs) throw error;
+          waitedOut429 = true;
+          delayMs = askedMs;
+        } else if (error.retryable && attempt < options.retries) {
+          delayMs = random() * Math.min(maxDelayMs, baseDelayMs * 2 ** attempt);
+        } else {
+          throw error;
+        }
+        if (!options.budget.tryRetry()) throw error;
+        request.ledger.retried();
+        try {
+          await sleep(delayMs, undefined, { signal: request.signal });
+        } catch {
+          throw unavailable('aborted', 'the request was aborted');
+        }
+      }
+    }
+  };
+}
