@@ -7,6 +7,7 @@ import { maskError } from './errors.js';
 import { createEstimator } from './estimate/estimate-operation.js';
 import type { Upstream } from './upstream/create-upstream.js';
 import { useCreditBudget } from './plugins/use-credit-budget.js';
+import { useHealth } from './plugins/use-health.js';
 import { useCreditsExtension } from './plugins/use-credits-extension.js';
 import { useParserLimits } from './plugins/use-parser-limits.js';
 import { usePartialErrors } from './plugins/use-partial-errors.js';
@@ -21,6 +22,8 @@ export interface AppDeps {
   upstream: Upstream;
   /** A key to prefill in GraphiQL's headers (the sandbox's public demo key), if any. */
   graphiqlApiKey?: string;
+  /** True once the process has begun to shut down (main.ts); never, without it. */
+  shuttingDown?: () => boolean;
 }
 
 /** The query GraphiQL opens with: a list and a nested edge, with the credits it costs. */
@@ -80,6 +83,10 @@ export function createApp(config: Config, deps: AppDeps) {
     // graphql-jit compiles each operation once (cached) and cut the gateway's CPU per 20-record
     // page by about 40% in bench/ (see BENCHMARKS.md).
     plugins: [
+      useHealth({
+        shuttingDown: deps.shuttingDown ?? (() => false),
+        breakerState: () => deps.upstream.breakerState(),
+      }),
       // Before useRequestBodyLimit, which wraps whichever request parser is chosen.
       useRequestParamErrors(),
       useRequestBodyLimit(config.maxRequestBytes),

@@ -49,6 +49,30 @@ export const settings = {
     2_000,
     'the longest `Retry-After` of a 429 the gateway waits out (once) before retrying; a longer one answers `TOO_MANY_REQUESTS` at once',
   ),
+  breakerFailures: setting(
+    'BREAKER_FAILURES',
+    integer(1, 10_000),
+    5,
+    'failures of the service in a row (timeouts, refused or reset connections, 5xx, malformed bodies; each attempt counts) that open the circuit breaker',
+  ),
+  breakerOpenMs: setting(
+    'BREAKER_OPEN_MS',
+    integer(100, 600_000),
+    5_000,
+    'how long the open breaker fails calls at once (`UPSTREAM_UNAVAILABLE` with `retryAfter`) before one probe may go',
+  ),
+  operationTimeoutMs: setting(
+    'OPERATION_TIMEOUT_MS',
+    integer(100, 600_000),
+    30_000,
+    "an operation's deadline, from its first upstream request: then its requests are aborted and the fields still open fail `OPERATION_TIMEOUT`",
+  ),
+  shutdownGraceMs: setting(
+    'SHUTDOWN_GRACE_MS',
+    integer(0, 600_000),
+    25_000,
+    "on SIGTERM or SIGINT, how long operations in flight may take to finish before their connections are closed (keep it below the orchestrator's own grace period)",
+  ),
   upstreamConcurrency: setting(
     'UPSTREAM_CONCURRENCY',
     integer(1, 1024),

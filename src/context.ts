@@ -36,19 +36,6 @@ export function wantsFresh(headers: Headers): boolean {
   return /^\s*no-cache\s*$/i.test(headers.get('pragma') ?? '');
 }
 
-/**
- * A native `AbortSignal` that follows `signal`. The server adapter's request signal is a stand-in
- * that stops reporting `aborted` once `AbortSignal.any` has touched it, so nothing downstream
- * (undici, timers, the retry policy) is given it directly.
- */
-export function followSignal(signal: AbortSignal | undefined): AbortSignal | undefined {
-  if (!signal) return undefined;
-  if (signal.aborted) return AbortSignal.abort(signal.reason);
-  const controller = new AbortController();
-  signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
-  return controller.signal;
-}
-
 /** What an operation's context takes from its HTTP request. */
 export interface RequestFacts {
   /** The caller's key, or null when the request carried none. */
@@ -65,7 +52,7 @@ export function createContext(config: Config, call: UpstreamCall, request: Reque
     call,
     concurrency: config.upstreamConcurrency,
     ...request,
-    signal: followSignal(request.signal),
+    deadlineMs: config.operationTimeoutMs,
   });
   return { config, upstream, records: new RecordStore(upstream), fieldErrors: [] };
 }

@@ -23,6 +23,8 @@ export const ErrorCode = {
   CREDIT_BUDGET_EXCEEDED: 'CREDIT_BUDGET_EXCEEDED',
   /** The operation reached its credit limit while running: the rest was not fetched. */
   CREDIT_BUDGET_EXHAUSTED: 'CREDIT_BUDGET_EXHAUSTED',
+  /** The operation ran past `OPERATION_TIMEOUT_MS`: the fields still open were not completed. */
+  OPERATION_TIMEOUT: 'OPERATION_TIMEOUT',
   /** The answer could hold more records than `MAX_RESPONSE_RECORDS`: refused before running. */
   RESPONSE_TOO_LARGE: 'RESPONSE_TOO_LARGE',
   /** The HTTP request is malformed, e.g. a `variables` parameter that is not JSON (HTTP 400). */

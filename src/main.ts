@@ -25,6 +25,7 @@ async function main() {
     timeoutMs: config.upstreamTimeoutMs,
     connections: config.upstreamConnections,
     retry: { retries: config.upstreamRetries, retryAfterMaxMs: config.retryAfterMaxMs },
+    breaker: { failureThreshold: config.breakerFailures, openMs: config.breakerOpenMs },
     cache: {
       ttlMs: config.cacheTtlSeconds * 1000,
       maxBytes: config.cacheMaxMb * 1024 * 1024,
@@ -35,23 +36,38 @@ async function main() {
     await upstream.ready(REDIS_CONNECT_MS);
     console.log('Page cache: shared, in Redis (CACHE_URL)');
   }
-  const app = createApp(config, { upstream, graphiqlApiKey: sandbox?.keys.demo });
+  let shuttingDown = false;
+  const app = createApp(config, {
+    upstream,
+    graphiqlApiKey: sandbox?.keys.demo,
+    shuttingDown: () => shuttingDown,
+  });
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   console.log(`GraphQL gateway on http://localhost:${port}/graphql (GraphiQL in a browser)`);
+  upstream.onBreakerChange((state) => console.warn(`upstream circuit breaker: ${state}`));
 
-  let closing = false;
+  /**
+   * Graceful shutdown: stop accepting, close idle connections at once, let the operations in
+   * flight finish (their responses say `Connection: close`, so no kept-alive client holds the
+   * process), and after SHUTDOWN_GRACE_MS close what is left. Then the upstream pool, and exit 0.
+   */
   const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    console.log(`${signal}: closing`);
+    if (shuttingDown) return;
+    shuttingDown = true;
+    console.log(`${signal}: draining, up to ${config.shutdownGraceMs} ms`);
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+    grace.unref();
+    await closed;
+    clearTimeout(grace);
     await upstream.close();
     await sandbox?.close();
+    console.log(`${signal}: closed`);
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -1,5 +1,6 @@
 import { createPageStore, type PageCacheOptions } from './page-cache/create-page-store.js';
 import { budgetPolicy } from './policies/budget.js';
+import { CircuitBreaker, type BreakerOptions, type BreakerState } from './policies/breaker.js';
 import { cachePolicy } from './policies/cache.js';
 import { coalescePolicy } from './policies/coalesce.js';
 import { retryPolicy } from './policies/retry.js';
@@ -13,6 +14,8 @@ export interface UpstreamOptions extends TransportOptions {
   cache?: PageCacheOptions;
   /** Retries (`UPSTREAM_RETRIES`, `RETRY_AFTER_MAX_MS`); absent, the defaults below. */
   retry?: { retries: number; retryAfterMaxMs: number };
+  /** The circuit breaker (`BREAKER_FAILURES`, `BREAKER_OPEN_MS`); absent, the defaults below. */
+  breaker?: BreakerOptions;
 }
 
 /**
@@ -22,6 +25,7 @@ export interface UpstreamOptions extends TransportOptions {
  */
 export const RETRY_BUDGET = { ratio: 0.2, minRetries: 10, windowMs: 10_000 };
 const DEFAULT_RETRY = { retries: 2, retryAfterMaxMs: 2_000 };
+const DEFAULT_BREAKER = { failureThreshold: 5, openMs: 5_000 };
 
 /**
  * The one way the gateway reaches the Business-Signals service, shared by all operations: the
@@ -29,6 +33,10 @@ const DEFAULT_RETRY = { retries: 2, retryAfterMaxMs: 2_000 };
  */
 export interface Upstream {
   call: UpstreamCall;
+  /** The circuit breaker's state now (`/readyz` is not ready while it is open). */
+  breakerState(): BreakerState;
+  /** Told of each change of the breaker's state. */
+  onBreakerChange(listener: (state: BreakerState) => void): void;
   /**
    * Resolves once the shared cache is connected, or after `timeoutMs` without it (the gateway then
    * serves from the service until it connects). At once without one.
@@ -46,7 +54,7 @@ export function wrap(call: UpstreamCall, ...policies: UpstreamPolicy[]): Upstrea
 /**
  * Builds the upstream pipeline. Every upstream request passes here, from the transport outward:
  *
- *   transport → (breaker, as it arrives) → retry → cache → coalescing → budget
+ *   transport → breaker → retry → cache → coalescing → budget
  *
  * The budget is outermost, so that a page the cache or a joined request serves settles to 0
  * credits; coalescing is outside the cache, so that concurrent calls for a page look it up once.
@@ -57,12 +65,15 @@ export function createUpstream(options: UpstreamOptions): Upstream {
   const cache = options.cache && options.cache.ttlMs > 0 ? options.cache : null;
   const store = cache ? createPageStore(cache, options.timeoutMs) : null;
   const caching = store ? [cachePolicy(store, { claimMs: options.timeoutMs }), coalescePolicy] : [];
+  const breaker = new CircuitBreaker(options.breaker ?? DEFAULT_BREAKER);
   const retry = retryPolicy({
     ...(options.retry ?? DEFAULT_RETRY),
     budget: new RetryBudget(RETRY_BUDGET),
   });
   return {
-    call: wrap(transport.call, retry, ...caching, budgetPolicy),
+    call: wrap(transport.call, breaker.policy, retry, ...caching, budgetPolicy),
+    breakerState: () => breaker.state,
+    onBreakerChange: (listener) => breaker.onChange(listener),
     ready: async (timeoutMs) => store?.ready(timeoutMs),
     async close() {
       await Promise.all([transport.close(), store?.close()]);

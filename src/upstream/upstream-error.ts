@@ -11,7 +11,8 @@ export type UpstreamErrorCode =
   | 'FORBIDDEN'
   | 'TOO_MANY_REQUESTS'
   | 'UPSTREAM_UNAVAILABLE'
-  | 'CREDIT_BUDGET_EXHAUSTED';
+  | 'CREDIT_BUDGET_EXHAUSTED'
+  | 'OPERATION_TIMEOUT';
 
 const SERVICE_CODES: ReadonlySet<string> = new Set<UpstreamErrorCode>([
   'INVALID_INPUT',
@@ -33,6 +34,8 @@ export type UpstreamFailure =
   | 'network' /** another network error */
   | 'malformed' /** a 2xx whose body is not the spec's envelope */
   | 'aborted' /** the call was aborted before it completed */
+  | 'open-circuit' /** no request was sent: the circuit breaker is open */
+  | 'deadline' /** the operation's deadline passed before the call completed */
   | 'no-key' /** no request was sent: the caller has no key */
   | 'budget'; /** no request was sent: the operation's credits are spent */
 

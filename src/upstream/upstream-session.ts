@@ -28,6 +28,16 @@ export interface SessionOptions {
   signal?: AbortSignal;
   /** Fetch fresh pages, not cached ones (`Cache-Control: no-cache`). */
   fresh?: boolean;
+  /**
+   * The operation's deadline (`OPERATION_TIMEOUT_MS`), counted from its first upstream request:
+   * then its requests in flight are aborted and the fields still open fail OPERATION_TIMEOUT.
+   */
+  deadlineMs?: number;
+}
+
+/** The abort reason when the operation's deadline passes. */
+class OperationDeadline extends Error {
+  override readonly name = 'OperationDeadline';
 }
 
 /** A page request: paging, plus the records at its start the caller will drop. */
@@ -50,6 +60,9 @@ export class UpstreamSession {
   readonly #pages = new Map<string, Promise<ListEnvelope<UpstreamRecord>>>();
   readonly #inFlight = new Set<Promise<unknown>>();
   readonly #listeners: PageListener[] = [];
+  /** Aborts this operation's requests: when the client goes away, or at the deadline. */
+  #controller: AbortController | null = null;
+  #deadline: NodeJS.Timeout | undefined;
 
   constructor(options: SessionOptions) {
     this.#options = options;
@@ -84,6 +97,41 @@ export class UpstreamSession {
     return pending as Promise<ListEnvelope<EndpointRecords[E]>>;
   }
 
+  /** Ends the operation: its deadline no longer runs. Called once its result is complete. */
+  finish(): void {
+    clearTimeout(this.#deadline);
+  }
+
+  /**
+   * The signal of this operation's requests, made at its first: a native signal that follows the
+   * client's (the server adapter's own stops reporting `aborted` once `AbortSignal.any` touches
+   * it) and the deadline.
+   */
+  #signal(): AbortSignal | undefined {
+    const { signal: client, deadlineMs } = this.#options;
+    if (!client && !deadlineMs) return undefined;
+    if (!this.#controller) {
+      const controller = new AbortController();
+      this.#controller = controller;
+      if (client?.aborted) controller.abort(client.reason);
+      client?.addEventListener('abort', () => controller.abort(client.reason), { once: true });
+      if (deadlineMs) {
+        this.#deadline = setTimeout(() => controller.abort(new OperationDeadline()), deadlineMs);
+        this.#deadline.unref();
+      }
+    }
+    return this.#controller.signal;
+  }
+
+  /** OPERATION_TIMEOUT when the deadline is why `signal` aborted; else null. */
+  #deadlinePassed(signal: AbortSignal | undefined): UpstreamError | null {
+    if (!signal?.aborted || !(signal.reason instanceof OperationDeadline)) return null;
+    return new UpstreamError(
+      `The operation took longer than its ${this.#options.deadlineMs} ms (OPERATION_TIMEOUT_MS): this field was not completed.`,
+      { code: 'OPERATION_TIMEOUT', failure: 'deadline' },
+    );
+  }
+
   /**
    * Resolves once every request in flight now has settled, so that a lookup can first see
    * whether a response already under way carries the record it needs.
@@ -99,18 +147,21 @@ export class UpstreamSession {
     limit: number,
     skip: number,
   ) {
-    const { apiKey, call, signal, fresh } = this.#options;
+    const { apiKey, call, fresh } = this.#options;
     if (!apiKey) {
       throw new UpstreamError(
         'This field calls the Business-Signals API: send your API key in the X-API-Key header (or Authorization: Bearer <key>).',
         { code: 'UNAUTHORIZED', failure: 'no-key' },
       );
     }
+    const signal = this.#signal();
     const queued = this.#slots.acquire();
     if (queued) await queued;
     try {
-      // The client may have gone while this request waited for a slot: send nothing more.
-      if (signal?.aborted) throw unavailable('aborted', 'the client went away');
+      // The client may have gone (or the deadline passed) while this request waited for a slot.
+      if (signal?.aborted) {
+        throw this.#deadlinePassed(signal) ?? unavailable('aborted', 'the client went away');
+      }
       const envelope = await call({
         endpoint,
         filterQuery,
@@ -125,6 +176,8 @@ export class UpstreamSession {
       });
       for (const listener of this.#listeners) listener(endpoint, envelope.data);
       return envelope;
+    } catch (error) {
+      throw this.#deadlinePassed(signal) ?? error;
     } finally {
       this.#slots.release();
     }

@@ -57,8 +57,8 @@ export interface GatewayOptions {
 
 /**
  * Starts a gateway in front of `sandbox` on loopback port 0, wired as `npm start` wires it. The
- * suites count each operation's upstream requests, so the page cache is off by default: its own
- * suite turns it on.
+ * suites count each operation's upstream requests, so the page cache is off by default (its own
+ * suite turns it on), and the breaker opens only after 10,000 failures (its suite sets fewer).
  */
 export async function startGateway(
   sandbox: Sandbox,
@@ -68,12 +68,15 @@ export async function startGateway(
     ...defaultConfig,
     upstreamTimeoutMs: 5_000,
     cacheTtlSeconds: 0,
+    // Fault tests would open the breaker for the tests after them: its own suite sets it.
+    breakerFailures: 10_000,
     ...options.config,
   };
   const upstream = createUpstream({
     baseUrl: sandbox.url,
     timeoutMs: config.upstreamTimeoutMs,
     retry: { retries: config.upstreamRetries, retryAfterMaxMs: config.retryAfterMaxMs },
+    breaker: { failureThreshold: config.breakerFailures, openMs: config.breakerOpenMs },
     cache: {
       ttlMs: config.cacheTtlSeconds * 1000,
       maxBytes: config.cacheMaxMb * 1024 * 1024,

@@ -1,0 +1,117 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { SMALL_SIZES, startGateway, type Gateway } from '../helpers/start-stack.js';
+
+const LIST = `{ fundingEvents(first: 3) { nodes { uuid } } }`;
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, quiet: true, sizes: SMALL_SIZES });
+});
+afterAll(() => sandbox?.close());
+beforeEach(() => sandbox.reset());
+
+/** GETs a health endpoint of the gateway at `url` (its /graphql URL). */
+async function health(url: string, path: '/healthz' | '/readyz') {
+  const response = await fetch(new URL(path, url));
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+describe('the circuit breaker', () => {
+  let gateway: Gateway;
+  beforeEach(async () => {
+    // Opens after 3 failures in a row, for 600 ms; no retries, so that each operation is one call.
+    gateway = await startGateway(sandbox, {
+      config: { breakerFailures: 3, breakerOpenMs: 600, upstreamRetries: 0 },
+    });
+  });
+  afterEach(() => gateway.close());
+
+  it('opens after a run of failures, fails fast, half-opens to probe, and closes', async () => {
+    sandbox.setFaults({ serverError: 1 });
+    for (let i = 0; i < 3; i++) await gateway.gql(LIST);
+    expect(sandbox.requestLog()).toHaveLength(3);
+    expect((await health(gateway.url, '/readyz')).status).toBe(503);
+
+    // Open: refused at once, nothing sent, with when to come back.
+    const refused = await gateway.gql(LIST);
+    expect(refused.errors?.[0]?.extensions).toMatchObject({
+      code: 'UPSTREAM_UNAVAILABLE',
+      retryAfter: 1,
+    });
+    expect(refused.errors?.[0]?.message).toMatch(/circuit open/);
+    expect(refused.extensions!.upstreamRequests).toBe(0);
+    expect(sandbox.requestLog()).toHaveLength(3);
+
+    // After the open period one probe goes; it fails, and the circuit opens again.
+    await sleep(650);
+    await gateway.gql(LIST);
+    expect(sandbox.requestLog()).toHaveLength(4);
+    await gateway.gql(LIST);
+    expect(sandbox.requestLog()).toHaveLength(4);
+
+    // The service recovers: the next probe succeeds and closes the circuit.
+    sandbox.setFaults({});
+    await sleep(650);
+    const probe = await gateway.gql(LIST);
+    expect(probe.errors).toBeUndefined();
+    const after = await gateway.gql(LIST);
+    expect(after.errors).toBeUndefined();
+    expect(sandbox.requestLog()).toHaveLength(6);
+    expect(await health(gateway.url, '/readyz')).toEqual({
+      status: 200,
+      body: { status: 'ready', breaker: 'closed' },
+    });
+  });
+
+  it('does not count what is the caller’s: 402, 403 and 429 keep it closed', async () => {
+    for (let i = 0; i < 4; i++) {
+      await gateway.gql(LIST, {}, { key: sandbox.keys.noCredit });
+      await gateway.gql(LIST, {}, { key: sandbox.keys.blocked });
+    }
+    sandbox.scriptFaults(
+      Array.from({ length: 4 }, () => ({ kind: 'tooManyRequests' as const, retryAfter: 30 })),
+    );
+    for (let i = 0; i < 4; i++) await gateway.gql(LIST);
+    const served = await gateway.gql(LIST);
+    expect(served.errors).toBeUndefined();
+    expect(sandbox.requestLog()).toHaveLength(13);
+  });
+
+  it('a success resets the run of failures', async () => {
+    sandbox.scriptFaults([
+      { kind: 'serverError', status: 503 },
+      { kind: 'serverError', status: 503 },
+    ]);
+    await gateway.gql(LIST);
+    await gateway.gql(LIST);
+    expect((await gateway.gql(LIST)).errors).toBeUndefined();
+    sandbox.scriptFaults([
+      { kind: 'serverError', status: 503 },
+      { kind: 'serverError', status: 503 },
+    ]);
+    await gateway.gql(LIST);
+    await gateway.gql(LIST);
+    expect((await gateway.gql(LIST)).errors).toBeUndefined();
+    expect(sandbox.requestLog()).toHaveLength(6);
+  });
+});
+
+describe('health endpoints', () => {
+  it('/healthz and /readyz answer small JSON bodies', async () => {
+    const gateway = await startGateway(sandbox);
+    try {
+      expect(await health(gateway.url, '/healthz')).toEqual({
+        status: 200,
+        body: { status: 'ok', breaker: 'closed' },
+      });
+      expect(await health(gateway.url, '/readyz')).toEqual({
+        status: 200,
+        body: { status: 'ready', breaker: 'closed' },
+      });
+    } finally {
+      await gateway.close();
+    }
+  });
+});

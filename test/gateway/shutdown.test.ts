@@ -1,0 +1,117 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { SMALL_SIZES } from '../helpers/start-stack.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const LIST = `{ fundingEvents(first: 3) { nodes { uuid } } }`;
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, quiet: true, sizes: SMALL_SIZES });
+});
+afterAll(() => sandbox?.close());
+
+/** The gateway as `npm run dev` runs it, in a process of its own, on a free port. */
+async function startProcess(env: Record<string, string> = {}) {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      UPSTREAM_URL: sandbox.url,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      CACHE_TTL_SECONDS: '0',
+      SHUTDOWN_GRACE_MS: '5000',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  for (let waited = 0; !/localhost:(\d+)\/graphql/.test(output); waited += 50) {
+    if (waited > 20_000 || child.exitCode !== null) throw new Error(`no start:\n${output}`);
+    await sleep(50);
+  }
+  const port = /localhost:(\d+)\/graphql/.exec(output)![1];
+  return { child, exited, url: `http://127.0.0.1:${port}/graphql`, output: () => output };
+}
+
+function post(url: string, dispatcher?: Agent) {
+  return request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': sandbox.keys.demo },
+    body: JSON.stringify({ query: LIST }),
+    dispatcher,
+  });
+}
+
+describe('graceful shutdown', () => {
+  it('SIGTERM with 10 operations in flight: all 10 complete, and the process exits 0', async () => {
+    sandbox.reset();
+    sandbox.setLatency({ fixedMs: 400 });
+    const gateway = await startProcess();
+    try {
+      const inFlight = Array.from({ length: 10 }, async () => {
+        const response = await post(gateway.url);
+        return { status: response.statusCode, body: (await response.body.json()) as any };
+      });
+      while (sandbox.requestLog().length < 10) await sleep(10);
+      gateway.child.kill('SIGTERM');
+      const answers = await Promise.all(inFlight);
+      for (const answer of answers) {
+        expect(answer.status).toBe(200);
+        expect(answer.body.errors).toBeUndefined();
+        expect(answer.body.data.fundingEvents.nodes).toHaveLength(3);
+      }
+      const [code] = await gateway.exited;
+      expect(code).toBe(0);
+      expect(gateway.output()).toMatch(/SIGTERM: draining[\s\S]*SIGTERM: closed/);
+    } finally {
+      sandbox.setLatency({});
+      gateway.child.kill('SIGKILL');
+    }
+  });
+
+  it('a busy keep-alive client does not hold it open: Connection: close, then exit 0', async () => {
+    sandbox.reset();
+    const gateway = await startProcess();
+    const agent = new Agent({ keepAliveTimeout: 60_000, connections: 1 });
+    let stop = false;
+    try {
+      const closeHeaders: string[] = [];
+      const client = (async () => {
+        while (!stop) {
+          try {
+            const response = await post(gateway.url, agent);
+            await response.body.text();
+            if (response.headers.connection === 'close') closeHeaders.push('close');
+          } catch {
+            return; // the gateway no longer accepts: what shutdown should do
+          }
+        }
+      })();
+      await sleep(300);
+      const signalled = Date.now();
+      gateway.child.kill('SIGTERM');
+      const [code] = await gateway.exited;
+      const tookMs = Date.now() - signalled;
+      stop = true;
+      await client;
+      expect(code).toBe(0);
+      // Well inside the 5 s grace: the kept-alive connection was closed after its response.
+      expect(tookMs).toBeLessThan(5_000);
+      expect(closeHeaders.length).toBeGreaterThanOrEqual(1);
+    } finally {
+      stop = true;
+      await agent.close();
+      gateway.child.kill('SIGKILL');
+    }
+  });
+});
