@@ -37,24 +37,30 @@ describe('the operation deadline', () => {
 
 describe('a client that goes away mid-walk', () => {
   it('gets no further upstream request sent for it', async () => {
-    sandbox.setLatency({ fixedMs: 250 });
+    // Slow enough that the abort lands while the second level is in flight, even on a busy machine.
+    sandbox.setLatency({ fixedMs: 800 });
     // Three levels: the rounds, then each company's moves, then each person's moves.
     const query = `{ fundingEvents(first: 3) { nodes { company { execMoves(first: 2) { nodes {
       person { execMoves(first: 2) { nodes { uuid } } } } } } } } }`;
+    const walker = await startGateway(sandbox); // the default deadline: 30 s
     const controller = new AbortController();
-    const request = fetch(gateway.url, {
+    const request = fetch(walker.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': sandbox.keys.demo },
       body: JSON.stringify({ query }),
       signal: controller.signal,
     }).catch((error: Error) => error);
     // Abort while the second level is in flight.
-    while (sandbox.requestLog().length < 2) await sleep(5);
+    for (let waited = 0; sandbox.requestLog().length < 2; waited += 5) {
+      if (waited > 10_000) throw new Error('the second level never started');
+      await sleep(5);
+    }
     controller.abort();
     expect(await request).toBeInstanceOf(Error);
     const atAbort = sandbox.requestLog().length;
-    await sleep(1_000);
+    await sleep(2_000);
     expect(sandbox.requestLog().length).toBe(atAbort);
     expect(atAbort).toBeLessThanOrEqual(4); // the rounds and the companies' moves, no person's
+    await walker.close();
   });
 });

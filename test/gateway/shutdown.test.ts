@@ -81,6 +81,8 @@ describe('graceful shutdown', () => {
 
   it('a busy keep-alive client does not hold it open: Connection: close, then exit 0', async () => {
     sandbox.reset();
+    // Each request takes 200 ms upstream, so that one is in flight when the signal comes.
+    sandbox.setLatency({ fixedMs: 200 });
     const gateway = await startProcess();
     const agent = new Agent({ keepAliveTimeout: 60_000, connections: 1 });
     let stop = false;
@@ -110,6 +112,7 @@ describe('graceful shutdown', () => {
       expect(closeHeaders.length).toBeGreaterThanOrEqual(1);
     } finally {
       stop = true;
+      sandbox.setLatency({});
       await agent.close();
       gateway.child.kill('SIGKILL');
     }
