@@ -7,6 +7,9 @@ import { createUpstream } from './upstream/create-upstream.js';
 /** How long the gateway waits for Redis at boot before it starts without the shared cache. */
 const REDIS_CONNECT_MS = 3_000;
 
+/** How often the retries of the last interval are logged, by reason. */
+const RETRY_REPORT_MS = 10_000;
+
 /** Boots the gateway: the only module with side effects. */
 async function main() {
   const config = loadConfig();
@@ -20,12 +23,14 @@ async function main() {
     console.log(`UPSTREAM_URL is not set: serving the local sandbox at ${sandbox.url}`);
     console.log(`Sandbox demo key (public, local only): ${sandbox.keys.demo}`);
   }
+  const retries = new Map<string, number>();
   const upstream = createUpstream({
     baseUrl: upstreamUrl,
     timeoutMs: config.upstreamTimeoutMs,
     connections: config.upstreamConnections,
     retry: { retries: config.upstreamRetries, retryAfterMaxMs: config.retryAfterMaxMs },
     breaker: { failureThreshold: config.breakerFailures, openMs: config.breakerOpenMs },
+    onRetry: (reason) => retries.set(reason, (retries.get(reason) ?? 0) + 1),
     cache: {
       ttlMs: config.cacheTtlSeconds * 1000,
       maxBytes: config.cacheMaxMb * 1024 * 1024,
@@ -49,6 +54,14 @@ async function main() {
   const port = typeof address === 'object' && address ? address.port : config.port;
   console.log(`GraphQL gateway on http://localhost:${port}/graphql (GraphiQL in a browser)`);
   upstream.onBreakerChange((state) => console.warn(`upstream circuit breaker: ${state}`));
+  // Retries come in bursts when the service falters: one line per interval, with their reasons.
+  const retryReport = setInterval(() => {
+    if (retries.size === 0) return;
+    const reasons = [...retries].map(([reason, count]) => `${reason} ${count}`).join(', ');
+    console.warn(`upstream retries in the last ${RETRY_REPORT_MS / 1000} s: ${reasons}`);
+    retries.clear();
+  }, RETRY_REPORT_MS);
+  retryReport.unref();
 
   /**
    * Graceful shutdown: stop accepting, close idle connections at once, let the operations in

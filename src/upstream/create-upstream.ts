@@ -16,6 +16,8 @@ export interface UpstreamOptions extends TransportOptions {
   retry?: { retries: number; retryAfterMaxMs: number };
   /** The circuit breaker (`BREAKER_FAILURES`, `BREAKER_OPEN_MS`); absent, the defaults below. */
   breaker?: BreakerOptions;
+  /** Told of each retry, with its reason (`timeout`, `reset`, `503`, `429`, ...). */
+  onRetry?: (reason: string) => void;
 }
 
 /**
@@ -69,6 +71,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
   const retry = retryPolicy({
     ...(options.retry ?? DEFAULT_RETRY),
     budget: new RetryBudget(RETRY_BUDGET),
+    onRetry: options.onRetry,
   });
   return {
     call: wrap(transport.call, breaker.policy, retry, ...caching, budgetPolicy),

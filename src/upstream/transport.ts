@@ -94,7 +94,9 @@ export function createTransport(options: TransportOptions): Transport {
         });
         text = await response.body.text();
       } catch (error) {
-        if (deadline.aborted && !signal?.aborted) {
+        // The caller's abort first: whatever undici rejected with then, it is not the service's.
+        if (signal?.aborted) throw unavailable('aborted', 'the request was aborted');
+        if (deadline.aborted) {
           throw unavailable('timeout', `no complete answer within ${timeoutMs} ms`);
         }
         throw networkError(error, timeoutMs);

@@ -79,6 +79,28 @@ describe('the circuit breaker', () => {
     expect(sandbox.requestLog()).toHaveLength(13);
   });
 
+  it('clients that go away are not failures of the service', async () => {
+    sandbox.setLatency({ fixedMs: 300 });
+    const aborted = Array.from({ length: 5 }, async () => {
+      const controller = new AbortController();
+      const request = fetch(gateway.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': sandbox.keys.demo },
+        body: JSON.stringify({ query: LIST }),
+        signal: controller.signal,
+      }).catch(() => null);
+      await sleep(100);
+      controller.abort();
+      return request;
+    });
+    await Promise.all(aborted);
+    await sleep(400); // the upstream requests in flight have been cut
+    expect(sandbox.requestLog()).toHaveLength(5);
+    expect((await health(gateway.url, '/readyz')).status).toBe(200);
+    sandbox.setLatency({});
+    expect((await gateway.gql(LIST)).errors).toBeUndefined();
+  });
+
   it('a success resets the run of failures', async () => {
     sandbox.scriptFaults([
       { kind: 'serverError', status: 503 },

@@ -61,8 +61,13 @@ export class CircuitBreaker {
       this.#succeeded();
       return envelope;
     } catch (error) {
-      if (isServiceFailure(error)) this.#failed();
-      else if (!(error instanceof UpstreamError && error.failure === 'aborted')) this.#succeeded();
+      // A call its client aborted tells nothing of the service.
+      const aborted =
+        request.signal?.aborted || (error instanceof UpstreamError && error.failure === 'aborted');
+      if (!aborted) {
+        if (isServiceFailure(error)) this.#failed();
+        else this.#succeeded();
+      }
       throw error;
     } finally {
       if (probe) this.#probing = false;

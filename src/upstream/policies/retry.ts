@@ -16,6 +16,8 @@ export interface RetryOptions {
   maxDelayMs?: number;
   /** 0 ≤ x < 1; `Math.random` unless a test fixes it. */
   random?: () => number;
+  /** Told of each retry before its wait: why (the failure, or `429`), for logs and metrics. */
+  onRetry?: (reason: string) => void;
 }
 
 /**
@@ -57,6 +59,7 @@ export function retryPolicy(options: RetryOptions): UpstreamPolicy {
         }
         if (!options.budget.tryRetry()) throw error;
         request.ledger.retried();
+        options.onRetry?.(error.status === undefined ? error.failure : String(error.status));
         try {
           await sleep(delayMs, undefined, { signal: request.signal });
         } catch {
