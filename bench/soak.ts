@@ -154,6 +154,9 @@ async function main() {
       `gateway RSS: ${rss[0]?.[1].toFixed(1)} MB at start, ${rss.at(-1)?.[1].toFixed(1)} MB at the end, ` +
         `slope after 30 s ${slope.toFixed(2)} MB/min over ${settled.length} samples`,
     );
+    console.log(
+      `RSS samples (min: MB): ${rss.map(([m, mb]) => `${m.toFixed(1)}:${mb.toFixed(0)}`).join(' ')}`,
+    );
     console.log(`crashed: ${crashed ? 'YES' : 'no'}`);
     for (const defect of defects) console.log(`  ! ${defect}`);
     process.exitCode = crashed || outcomes.defects > 0 ? 1 : 0;

@@ -102,20 +102,16 @@ describe('the circuit breaker', () => {
   });
 
   it('a success resets the run of failures', async () => {
-    sandbox.scriptFaults([
-      { kind: 'serverError', status: 503 },
-      { kind: 'serverError', status: 503 },
-    ]);
-    await gateway.gql(LIST);
-    await gateway.gql(LIST);
-    expect((await gateway.gql(LIST)).errors).toBeUndefined();
-    sandbox.scriptFaults([
-      { kind: 'serverError', status: 503 },
-      { kind: 'serverError', status: 503 },
-    ]);
-    await gateway.gql(LIST);
-    await gateway.gql(LIST);
-    expect((await gateway.gql(LIST)).errors).toBeUndefined();
+    // Two failures and a success, twice: never three failures in a row.
+    for (let round = 0; round < 2; round++) {
+      sandbox.scriptFaults([
+        { kind: 'serverError', status: 503 },
+        { kind: 'serverError', status: 503 },
+      ]);
+      await gateway.gql(LIST);
+      await gateway.gql(LIST);
+      expect((await gateway.gql(LIST)).errors).toBeUndefined();
+    }
     expect(sandbox.requestLog()).toHaveLength(6);
   });
 });

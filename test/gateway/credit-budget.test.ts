@@ -3,7 +3,7 @@ import { defaultConfig } from '../../src/config.js';
 import { resolveUpstreamConnection } from '../../src/pagination/resolve-upstream-connection.js';
 import { createUpstream, type Upstream } from '../../src/upstream/create-upstream.js';
 import { UpstreamSession } from '../../src/upstream/upstream-session.js';
-import { startStack, type Stack } from '../helpers/start-stack.js';
+import { startStack, type Stack, spentOn } from '../helpers/start-stack.js';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -13,10 +13,7 @@ afterAll(() => stack?.close());
 beforeEach(() => stack.sandbox.reset());
 
 /** Upstream requests and credits the sandbox saw since the last reset. */
-function spent() {
-  const log = stack.sandbox.requestLog();
-  return { requests: log.length, credits: log.reduce((sum, entry) => sum + entry.records, 0) };
-}
+const spent = () => spentOn(stack.sandbox);
 
 const budget = (credits: number | string) => ({ headers: { 'x-credit-budget': String(credits) } });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../helpers/start-stack.js';
+import { startStack, type Stack, spentOn } from '../helpers/start-stack.js';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -9,10 +9,7 @@ afterAll(() => stack?.close());
 beforeEach(() => stack.sandbox.reset());
 
 /** Upstream requests and credits the sandbox saw since the last reset. */
-function spent() {
-  const log = stack.sandbox.requestLog();
-  return { requests: log.length, credits: log.reduce((sum, entry) => sum + entry.records, 0) };
-}
+const spent = () => spentOn(stack.sandbox);
 
 /** Room for every case of the table: none of them is refused. */
 const ROOMY = { headers: { 'x-credit-budget': '10000' } };

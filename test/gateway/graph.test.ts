@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config.js';
 import { encodeGlobalId, formatLocalId } from '../../src/nodes/global-id.js';
-import { startStack, type Stack } from '../helpers/start-stack.js';
+import { startStack, type Stack, spentOn } from '../helpers/start-stack.js';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -11,10 +11,7 @@ afterAll(() => stack?.close());
 beforeEach(() => stack.sandbox.reset());
 
 /** Upstream requests and credits the sandbox saw since the last reset. */
-function spent() {
-  const log = stack.sandbox.requestLog();
-  return { requests: log.length, credits: log.reduce((sum, entry) => sum + entry.records, 0) };
-}
+const spent = () => spentOn(stack.sandbox);
 
 /** Records the REST service returns for a query (the ground truth for expected costs). */
 async function restCount(path: string) {

@@ -6,6 +6,7 @@ import {
   startGateway,
   type Gateway,
   type GatewayOptions,
+  spentOn,
 } from '../helpers/start-stack.js';
 import { startRedis, type RedisServer } from '../helpers/start-redis.js';
 
@@ -22,10 +23,7 @@ beforeAll(async () => {
 afterAll(() => sandbox?.close());
 
 /** Upstream requests and credits the sandbox saw since the last reset. */
-function spent() {
-  const log = sandbox.requestLog();
-  return { requests: log.length, credits: log.reduce((sum, entry) => sum + entry.records, 0) };
-}
+const spent = () => spentOn(sandbox);
 
 const LIST = `{ fundingEvents(first: 20) { nodes { uuid round amountUsdCents company { name } } } }`;
 const WALK = `{

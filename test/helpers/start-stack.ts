@@ -15,6 +15,12 @@ export const SMALL_SIZES = {
   execMoves: 1200,
 };
 
+/** Upstream requests and credits `sandbox` saw since its last reset, from its request log. */
+export function spentOn(sandbox: Sandbox): { requests: number; credits: number } {
+  const log = sandbox.requestLog();
+  return { requests: log.length, credits: log.reduce((sum, entry) => sum + entry.records, 0) };
+}
+
 /** A GraphQL response as the client sees it, with the HTTP status. */
 export interface GraphQLResponse<D = any> {
   status: number;
