@@ -99,7 +99,13 @@ describe('graceful shutdown', () => {
           }
         }
       })();
-      await sleep(300);
+      // Signal right after the sandbox received a request of the client: it is in flight (200 ms).
+      for (let waited = 0; sandbox.requestLog().length < 2; waited += 5) {
+        if (waited > 10_000) throw new Error('the client sent nothing');
+        await sleep(5);
+      }
+      const seen = sandbox.requestLog().length;
+      while (sandbox.requestLog().length === seen) await sleep(1);
       const signalled = Date.now();
       gateway.child.kill('SIGTERM');
       const [code] = await gateway.exited;
