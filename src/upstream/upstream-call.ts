@@ -22,6 +22,8 @@ export interface UpstreamRequest {
   readonly budget?: CreditBudget;
   /** Aborts the call (the client went away, or the operation's deadline passed). */
   readonly signal?: AbortSignal;
+  /** When the operation's deadline passes (ms since the epoch): no wait should outlast it. */
+  readonly deadline?: number;
   /**
    * The caller sent `Cache-Control: no-cache`: a cached page is not served, the page is fetched
    * (and charged) and the cache refreshed with it.

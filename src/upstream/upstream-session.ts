@@ -63,6 +63,8 @@ export class UpstreamSession {
   /** Aborts this operation's requests: when the client goes away, or at the deadline. */
   #controller: AbortController | null = null;
   #deadline: NodeJS.Timeout | undefined;
+  /** When the deadline passes (ms since the epoch), once the first request started it. */
+  #deadlineAt: number | undefined;
 
   constructor(options: SessionOptions) {
     this.#options = options;
@@ -116,6 +118,7 @@ export class UpstreamSession {
       if (client?.aborted) controller.abort(client.reason);
       client?.addEventListener('abort', () => controller.abort(client.reason), { once: true });
       if (deadlineMs) {
+        this.#deadlineAt = Date.now() + deadlineMs;
         this.#deadline = setTimeout(() => controller.abort(new OperationDeadline()), deadlineMs);
         this.#deadline.unref();
       }
@@ -172,6 +175,7 @@ export class UpstreamSession {
         ledger: this.ledger,
         budget: this.budget,
         signal,
+        deadline: this.#deadlineAt,
         fresh,
       });
       for (const listener of this.#listeners) listener(endpoint, envelope.data);

@@ -93,6 +93,21 @@ describe('429', () => {
     expect(calls()).toHaveLength(1);
   });
 
+  it('a wait that would outlast the operation deadline is not started', async () => {
+    const hurried = await startGateway(sandbox, { config: { operationTimeoutMs: 800 } });
+    try {
+      sandbox.scriptFaults([{ kind: 'tooManyRequests', retryAfter: 1 }]);
+      const response = await hurried.gql(LIST);
+      expect(response.errors?.[0]?.extensions).toMatchObject({
+        code: 'TOO_MANY_REQUESTS',
+        retryAfter: 1,
+      });
+      expect(calls()).toHaveLength(1);
+    } finally {
+      await hurried.close();
+    }
+  });
+
   it('a second 429 in a row is answered: a 429 is waited out once per call', async () => {
     sandbox.scriptFaults([
       { kind: 'tooManyRequests', retryAfter: 1 },

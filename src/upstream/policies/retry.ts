@@ -26,9 +26,9 @@ export interface RetryOptions {
  * - a transient fault (connection refused or reset, a timeout, 500/502/503/504) is retried up to
  *   `retries` times, after an exponential backoff with full jitter (a uniform wait up to
  *   `baseDelayMs · 2^attempt`, at most `maxDelayMs`);
- * - a 429 whose `Retry-After` is at most `retryAfterMaxMs` is waited out and retried once; a longer
- *   one is answered at once (TOO_MANY_REQUESTS with `retryAfter`). The wait holds only this call:
- *   another key's calls go on;
+ * - a 429 whose `Retry-After` is at most `retryAfterMaxMs`, and ends before the operation's
+ *   deadline, is waited out and retried once; another is answered at once (TOO_MANY_REQUESTS with
+ *   `retryAfter`). The wait holds only this call: another key's calls go on;
  * - 400, 401, 402 and 403 are never retried, nor anything once the call is aborted;
  * - every retry needs the shared {@link RetryBudget}: when it is spent, the fault is answered.
  *
@@ -49,7 +49,9 @@ export function retryPolicy(options: RetryOptions): UpstreamPolicy {
         let delayMs: number;
         if (error.code === 'TOO_MANY_REQUESTS') {
           const askedMs = error.retryAfter === undefined ? Infinity : error.retryAfter * 1000;
-          if (waitedOut429 || askedMs > options.retryAfterMaxMs) throw error;
+          const pastDeadline =
+            request.deadline !== undefined && Date.now() + askedMs >= request.deadline;
+          if (waitedOut429 || askedMs > options.retryAfterMaxMs || pastDeadline) throw error;
           waitedOut429 = true;
           delayMs = askedMs;
         } else if (error.retryable && attempt < options.retries) {
