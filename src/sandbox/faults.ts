@@ -21,9 +21,6 @@ export type ScriptedFault =
   | { kind: 'drop' }
   | { kind: 'malformed' };
 
-/** The fault a request gets: its kind and, for scripted ones, their details. */
-export type Fault = ScriptedFault;
-
 /** Added response delay: `fixedMs` plus a uniform draw in [0, jitterMs). */
 export interface Latency {
   fixedMs?: number;
@@ -107,7 +104,7 @@ export class FaultInjector {
   }
 
   /** The fault for the next /v1 request, or null: the next scripted one, else one drawn. */
-  drawFault(): Fault | null {
+  drawFault(): ScriptedFault | null {
     const scripted = this.#script.shift();
     if (scripted) return scripted;
     const s = this.#shares;
@@ -115,7 +112,7 @@ export class FaultInjector {
     let r = this.#prng.next();
     for (const kind of KINDS) {
       r -= s[kind as keyof FaultShares];
-      if (r < 0) return { kind } as Fault;
+      if (r < 0) return { kind };
     }
     return null;
   }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from './api-error.js';
 import type { CursorCodec } from './cursor-codec.js';
-import type { Fault, FaultInjector } from './faults.js';
+import type { FaultInjector, ScriptedFault } from './faults.js';
 import type { ListEndpoint } from './list-endpoint.js';
 import { parseParams } from './parse-params.js';
 import type { FaultKind, RequestLog, RequestLogEntry } from './request-log.js';
@@ -130,7 +130,7 @@ function serveList(
   }
 }
 
-function faultOutcome(injected: Fault, requestId: string): Outcome {
+function faultOutcome(injected: ScriptedFault, requestId: string): Outcome {
   const fault = injected.kind;
   switch (injected.kind) {
     case 'serverError': {

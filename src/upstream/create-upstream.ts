@@ -25,7 +25,7 @@ export interface UpstreamOptions extends TransportOptions {
  * few the requests. With every request failing, the service then gets at most 1.2 requests per
  * call (plus the 10).
  */
-export const RETRY_BUDGET = { ratio: 0.2, minRetries: 10, windowMs: 10_000 };
+const RETRY_BUDGET = { ratio: 0.2, minRetries: 10, windowMs: 10_000 };
 const DEFAULT_RETRY = { retries: 2, retryAfterMaxMs: 2_000 };
 const DEFAULT_BREAKER = { failureThreshold: 5, openMs: 5_000 };
 

@@ -48,10 +48,6 @@ export class MemoryPageStore implements PageStore {
 
   async ready(): Promise<void> {}
 
-  size() {
-    return { pages: this.#pages.size, bytes: this.#pages.calculatedSize };
-  }
-
   async close(): Promise<void> {
     this.#pages.clear();
   }

@@ -37,7 +37,5 @@ export interface PageStore {
    * cannot: a gateway then starts and serves from the upstream until it can.
    */
   ready(timeoutMs: number): Promise<void>;
-  /** Pages and bytes held, for metrics; null where the store cannot tell cheaply. */
-  size(): { pages: number; bytes: number } | null;
   close(): Promise<void>;
 }

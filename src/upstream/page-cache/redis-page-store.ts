@@ -120,10 +120,6 @@ export class RedisPageStore implements PageStore {
     controller.abort();
   }
 
-  size() {
-    return null;
-  }
-
   async close(): Promise<void> {
     try {
       await this.#redis.quit();
