@@ -7,8 +7,10 @@
  * The sandbox and the gateway (dist/main.js, page cache on) run as processes of their own on
  * loopback. Faults, as shares of /v1 requests: 40% of `--faults` are 500s, 20% dropped connections,
  * 20% malformed bodies, 20% 429s (Retry-After: 1 s). Half the operations send `Cache-Control:
- * no-cache`. The gateway's RSS is sampled every 5 s; its slope (least squares, MB per minute) is
- * taken after the first 30 s, once the caches and the JIT have filled.
+ * no-cache`. Every 5 s the gateway's memory is read right after a full garbage collection (through
+ * its inspector, {@link InspectorMemory}); the slopes of RSS and of the live heap (least squares,
+ * MB per minute) are taken after the first 30 s, once the caches and the JIT have filled. Raw RSS
+ * is a sawtooth of uncollected garbage, unfit for a slope of a few minutes.
  */
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -25,6 +27,7 @@ import {
 } from './processes.js';
 import { LIST_QUERY, WALK_QUERY, WIDE_QUERY } from './scenarios.js';
 import { UpstreamControls } from './upstream-controls.js';
+import { InspectorMemory } from './inspector-memory.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { values } = parseArgs({
@@ -68,9 +71,11 @@ async function main() {
     services.push(sandbox);
     await waitForHttp(sandbox, `${sandbox.url}/__sandbox/counters`, 30_000);
     const gatewayPort = await freePort();
+    const inspectorPort = await freePort();
     const gateway = startService({
       name: 'gateway',
       script: 'dist/main.js',
+      nodeFlags: [`--inspect=127.0.0.1:${inspectorPort}`],
       env: { UPSTREAM_URL: sandbox.url, PORT: String(gatewayPort), HOST: '127.0.0.1' },
       port: gatewayPort,
       cwd: ROOT,
@@ -78,6 +83,7 @@ async function main() {
     services.push(gateway);
     await waitForHttp(gateway, `${gateway.url}/healthz`, 30_000);
     const pid = servingPid(gateway);
+    const inspector = await InspectorMemory.connect(inspectorPort);
     const controls = new UpstreamControls(sandbox.url);
     const f = FAULTS;
     const faultQuery = `serverError=${0.4 * f}&drop=${0.2 * f}&malformed=${0.2 * f}&tooManyRequests=${0.2 * f}`;
@@ -90,6 +96,7 @@ async function main() {
     const started = Date.now();
     const endAt = started + SECONDS * 1000;
     const rss: [minutes: number, mb: number][] = [];
+    const heap: [minutes: number, mb: number][] = [];
 
     const worker = async (id: number) => {
       for (let i = 0; Date.now() < endAt; i++) {
@@ -129,7 +136,10 @@ async function main() {
     const sampler = (async () => {
       while (Date.now() < endAt) {
         if (gateway.child.exitCode !== null) return;
-        rss.push([(Date.now() - started) / 60_000, memory(pid).rssMb]);
+        const minutes = (Date.now() - started) / 60_000;
+        const settled = await inspector.settled();
+        rss.push([minutes, settled.rssMb]);
+        heap.push([minutes, settled.heapUsedMb]);
         await controls.reset().catch(() => {}); // keeps the sandbox's request log short
         await fetch(`${sandbox.url}/__sandbox/faults?${faultQuery}`, { method: 'POST' });
         await sleep(5_000);
@@ -137,10 +147,12 @@ async function main() {
     })();
     await Promise.all([...Array.from({ length: CONNECTIONS }, (_, id) => worker(id)), sampler]);
     await agent.close();
+    inspector.close();
 
     const crashed = gateway.child.exitCode !== null;
-    const settled = rss.filter(([minutes]) => minutes >= 0.5);
-    const slope = leastSquaresSlope(settled);
+    const warm = ([minutes]: [number, number]) => minutes >= 0.5;
+    const rssSlope = leastSquaresSlope(rss.filter(warm));
+    const heapSlope = leastSquaresSlope(heap.filter(warm));
     const total = outcomes.data + outcomes.coded + outcomes.defects;
     console.log(`soak: ${SECONDS} s, ${CONNECTIONS} connections, ${f * 100}% faults injected`);
     console.log(
@@ -150,13 +162,16 @@ async function main() {
     console.log(
       `codes: ${[...codes].map(([code, count]) => `${code} ${count}`).join(', ') || 'none'}`,
     );
+    const samples = (points: [number, number][]) =>
+      points.map(([m, mb]) => `${m.toFixed(1)}:${mb.toFixed(0)}`).join(' ');
     console.log(
-      `gateway RSS: ${rss[0]?.[1].toFixed(1)} MB at start, ${rss.at(-1)?.[1].toFixed(1)} MB at the end, ` +
-        `slope after 30 s ${slope.toFixed(2)} MB/min over ${settled.length} samples`,
+      `gateway after a full GC: RSS ${rss[0]?.[1].toFixed(1)} MB at start, ${rss.at(-1)?.[1].toFixed(1)} MB at the end, ` +
+        `slope after 30 s ${rssSlope.toFixed(2)} MB/min; live heap ${heap[0]?.[1].toFixed(1)} → ` +
+        `${heap.at(-1)?.[1].toFixed(1)} MB, slope ${heapSlope.toFixed(2)} MB/min (${rss.filter(warm).length} samples)`,
     );
-    console.log(
-      `RSS samples (min: MB): ${rss.map(([m, mb]) => `${m.toFixed(1)}:${mb.toFixed(0)}`).join(' ')}`,
-    );
+    console.log(`peak RSS: ${memory(pid).peakRssMb.toFixed(0)} MB`);
+    console.log(`RSS samples (min: MB): ${samples(rss)}`);
+    console.log(`heap samples (min: MB): ${samples(heap)}`);
     console.log(`crashed: ${crashed ? 'YES' : 'no'}`);
     for (const defect of defects) console.log(`  ! ${defect}`);
     process.exitCode = crashed || outcomes.defects > 0 ? 1 : 0;
