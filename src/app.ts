@@ -15,6 +15,13 @@ import { useQueryLimits } from './plugins/use-query-limits.js';
 import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
 import { useRequestParamErrors } from './plugins/use-request-param-errors.js';
 import { useVariableErrors } from './plugins/use-variable-errors.js';
+import { useOperationReport } from './plugins/use-operation-report.js';
+import { useMetricsEndpoint } from './plugins/use-metrics-endpoint.js';
+import { usePidHeader } from './plugins/use-pid-header.js';
+import { silentLogger, type Logger } from './logging/create-logger.js';
+import { operationLog } from './logging/operation-log.js';
+import { yogaLogger } from './logging/yoga-logger.js';
+import type { GatewayMetrics } from './metrics/gateway-metrics.js';
 
 /** What the app needs besides its config. */
 export interface AppDeps {
@@ -24,6 +31,17 @@ export interface AppDeps {
   graphiqlApiKey?: string;
   /** True once the process has begun to shut down (main.ts); never, without it. */
   shuttingDown?: () => boolean;
+  /** Where the operation lines and Yoga's own messages go; absent, nowhere. */
+  logger?: Logger;
+  /** Counts each operation; absent, no operation metrics. */
+  metrics?: GatewayMetrics;
+  /**
+   * The text of `GET /metrics` on the app's own port (in a cluster, every worker's, summed by the
+   * primary); absent, the app serves no `/metrics` (off, or on `METRICS_PORT`).
+   */
+  scrapeMetrics?: () => Promise<string>;
+  /** Adds `X-Gateway-Pid` to every response: which process answered (tests of `WORKERS`). */
+  pidHeader?: boolean;
 }
 
 /** The query GraphiQL opens with: a list and a nested edge, with the credits it costs. */
@@ -63,6 +81,9 @@ export function createApp(config: Config, deps: AppDeps) {
     maxPageSize: config.maxPageSize,
     secret: config.cursorSecret,
   });
+  const logger = deps.logger ?? silentLogger();
+  const logOperation = operationLog(logger);
+  const { metrics } = deps;
   const graphiqlHeaders = {
     ...(deps.graphiqlApiKey ? { 'X-API-Key': deps.graphiqlApiKey } : {}),
     'X-Credit-Budget': String(config.creditBudgetDefault),
@@ -82,7 +103,20 @@ export function createApp(config: Config, deps: AppDeps) {
     maskedErrors: { maskError },
     // graphql-jit compiles each operation once (cached) and cut the gateway's CPU per 20-record
     // page by about 40% in bench/ (see BENCHMARKS.md).
+    // `*` reflects the caller's origin, as Yoga does by default; a list allows only those.
+    cors: {
+      origin: config.corsOrigins,
+      exposedHeaders: ['X-Request-Id'],
+      maxAge: 600,
+    },
     plugins: [
+      // First: every response gets its X-Request-Id, even one another plugin ends early.
+      useOperationReport((report) => {
+        metrics?.operation(report);
+        logOperation(report);
+      }),
+      ...(deps.scrapeMetrics ? [useMetricsEndpoint(deps.scrapeMetrics)] : []),
+      ...(deps.pidHeader ? [usePidHeader()] : []),
       useHealth({
         shuttingDown: deps.shuttingDown ?? (() => false),
         breakerState: () => deps.upstream.breakerState(),
@@ -116,7 +150,7 @@ export function createApp(config: Config, deps: AppDeps) {
       defaultQuery: EXAMPLE_QUERY,
       headers: JSON.stringify(graphiqlHeaders),
     },
-    logging: 'warn',
+    logging: yogaLogger(logger),
   });
 }
 

@@ -1,4 +1,5 @@
-import { integer, string, url } from './config/kinds.js';
+import { availableParallelism } from 'node:os';
+import { integer, integerOrAuto, list, oneOf, origin, string, url } from './config/kinds.js';
 import { parseSettings, type SettingValues } from './config/parse-settings.js';
 import { setting } from './config/setting.js';
 
@@ -157,6 +158,37 @@ export const settings = {
     null,
     'a Redis URL (`redis://host:6379`): the cache lives there, shared by every instance that names it; Redis bounds its memory itself',
     { shownDefault: '_(unset: in memory)_' },
+  ),
+  corsOrigins: setting(
+    'CORS_ORIGINS',
+    list(origin()),
+    ['*'],
+    "origins web apps may call the gateway from, comma-separated (`https://app.example.com,http://localhost:3000`); `*` allows any origin (the response names the caller's)",
+  ),
+  logLevel: setting(
+    'LOG_LEVEL',
+    oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
+    'info',
+    'JSON log lines on stdout at this level and above; `info` has one line per operation, `warn` only faults',
+  ),
+  metrics: setting(
+    'METRICS',
+    oneOf('on', 'off'),
+    'on',
+    'Prometheus metrics at `GET /metrics`; `off` serves none',
+  ),
+  metricsPort: setting(
+    'METRICS_PORT',
+    integer(1, 65_535),
+    null,
+    'serve `/metrics` on this port instead of `PORT`, to keep it off the public port',
+    { shownDefault: '_(unset: on `PORT`)_' },
+  ),
+  workers: setting(
+    'WORKERS',
+    integerOrAuto(1, 256, availableParallelism),
+    1,
+    'gateway processes sharing `PORT` (node:cluster); `auto` is one per core. A worker that dies is replaced',
   ),
   cursorSecret: setting(
     'CURSOR_SECRET',

@@ -90,3 +90,42 @@ export function list<T = string>(item: Kind<T> = string() as Kind<T>): Kind<T[]>
         .map((part) => item.parse(part.trim(), valueOf)),
   };
 }
+
+/** An integer from `min` to `max`, or `auto` for the value `auto()` returns then. */
+export function integerOrAuto(min: number, max: number, auto: () => number): Kind<number> {
+  const exact = integer(min, max);
+  return {
+    parse(raw, valueOf) {
+      if (raw.trim() === 'auto') return auto();
+      try {
+        return exact.parse(raw, valueOf);
+      } catch {
+        throw new Error(`must be auto or an integer from ${min} to ${max} (got "${raw}")`);
+      }
+    },
+  };
+}
+
+/** A web origin (`https://app.example.com`, `http://localhost:3000`), or `*` for any. */
+export function origin(): Kind<string> {
+  return {
+    parse(raw) {
+      const value = raw.trim();
+      if (value === '*') return value;
+      let parsed: URL | undefined;
+      try {
+        parsed = new URL(value);
+      } catch {
+        parsed = undefined;
+      }
+      if (
+        !parsed ||
+        !['http:', 'https:'].includes(parsed.protocol) ||
+        parsed.origin !== value.replace(/\/$/, '')
+      ) {
+        throw new Error(`must be * or origins such as https://app.example.com (got "${value}")`);
+      }
+      return parsed.origin;
+    },
+  };
+}

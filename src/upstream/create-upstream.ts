@@ -3,10 +3,12 @@ import { budgetPolicy } from './policies/budget.js';
 import { CircuitBreaker, type BreakerOptions, type BreakerState } from './policies/breaker.js';
 import { cachePolicy } from './policies/cache.js';
 import { coalescePolicy } from './policies/coalesce.js';
+import { observePolicy } from './policies/observe.js';
 import { retryPolicy } from './policies/retry.js';
 import { RetryBudget } from './retry-budget.js';
 import { createTransport, type TransportOptions } from './transport.js';
 import type { UpstreamCall, UpstreamPolicy } from './upstream-call.js';
+import type { UpstreamObserver } from './upstream-observer.js';
 
 /** Options of {@link createUpstream}. */
 export interface UpstreamOptions extends TransportOptions {
@@ -16,8 +18,8 @@ export interface UpstreamOptions extends TransportOptions {
   retry?: { retries: number; retryAfterMaxMs: number };
   /** The circuit breaker (`BREAKER_FAILURES`, `BREAKER_OPEN_MS`); absent, the defaults below. */
   breaker?: BreakerOptions;
-  /** Told of each retry, with its reason (`timeout`, `reset`, `503`, `429`, ...). */
-  onRetry?: (reason: string) => void;
+  /** Told of exchanges, cache hits and misses, retries and breaker changes (metrics, logs). */
+  observer?: UpstreamObserver;
 }
 
 /**
@@ -37,8 +39,8 @@ export interface Upstream {
   call: UpstreamCall;
   /** The circuit breaker's state now (`/readyz` is not ready while it is open). */
   breakerState(): BreakerState;
-  /** Told of each change of the breaker's state. */
-  onBreakerChange(listener: (state: BreakerState) => void): void;
+  /** Bytes of pages the in-memory cache holds; undefined without one (off, or in Redis). */
+  cacheBytes(): number | undefined;
   /**
    * Resolves once the shared cache is connected, or after `timeoutMs` without it (the gateway then
    * serves from the service until it connects). At once without one.
@@ -56,7 +58,7 @@ export function wrap(call: UpstreamCall, ...policies: UpstreamPolicy[]): Upstrea
 /**
  * Builds the upstream pipeline. Every upstream request passes here, from the transport outward:
  *
- *   transport → breaker → retry → cache → coalescing → budget
+ *   transport → observe → breaker → retry → cache → coalescing → budget
  *
  * The budget is outermost, so that a page the cache or a joined request serves settles to 0
  * credits; coalescing is outside the cache, so that concurrent calls for a page look it up once.
@@ -66,17 +68,28 @@ export function createUpstream(options: UpstreamOptions): Upstream {
   const transport = createTransport(options);
   const cache = options.cache && options.cache.ttlMs > 0 ? options.cache : null;
   const store = cache ? createPageStore(cache, options.timeoutMs) : null;
-  const caching = store ? [cachePolicy(store, { claimMs: options.timeoutMs }), coalescePolicy] : [];
+  const observer = options.observer ?? {};
+  const caching = store
+    ? [cachePolicy(store, { claimMs: options.timeoutMs, observer }), coalescePolicy(observer)]
+    : [];
   const breaker = new CircuitBreaker(options.breaker ?? DEFAULT_BREAKER);
+  if (observer.breaker) breaker.onChange(observer.breaker);
   const retry = retryPolicy({
     ...(options.retry ?? DEFAULT_RETRY),
     budget: new RetryBudget(RETRY_BUDGET),
-    onRetry: options.onRetry,
+    onRetry: observer.retry,
   });
   return {
-    call: wrap(transport.call, breaker.policy, retry, ...caching, budgetPolicy),
+    call: wrap(
+      transport.call,
+      observePolicy(observer),
+      breaker.policy,
+      retry,
+      ...caching,
+      budgetPolicy,
+    ),
     breakerState: () => breaker.state,
-    onBreakerChange: (listener) => breaker.onChange(listener),
+    cacheBytes: () => store?.bytesHeld(),
     ready: async (timeoutMs) => store?.ready(timeoutMs),
     async close() {
       await Promise.all([transport.close(), store?.close()]);

@@ -5,7 +5,7 @@ export interface ChargedPage {
 }
 
 /** What a page was charged: the service's `meta.creditsUsed`, else one credit per record. */
-function creditsOf(page: ChargedPage): number {
+export function creditsOf(page: ChargedPage): number {
   const used = page.meta.creditsUsed;
   return typeof used === 'number' ? used : page.data.length;
 }

@@ -72,7 +72,9 @@ describe('graceful shutdown', () => {
       }
       const [code] = await gateway.exited;
       expect(code).toBe(0);
-      expect(gateway.output()).toMatch(/SIGTERM: draining[\s\S]*SIGTERM: closed/);
+      expect(gateway.output()).toMatch(
+        /"signal":"SIGTERM".*"msg":"draining"[\s\S]*"signal":"SIGTERM".*"msg":"closed"/,
+      );
     } finally {
       sandbox.setLatency({});
       gateway.child.kill('SIGKILL');

@@ -4,6 +4,11 @@ import { createApp } from '../../src/app.js';
 import { defaultConfig, type Config } from '../../src/config.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { createUpstream, type UpstreamOptions } from '../../src/upstream/create-upstream.js';
+import { observeAll } from '../../src/upstream/upstream-observer.js';
+import { silentLogger, type Logger } from '../../src/logging/create-logger.js';
+import { upstreamLog } from '../../src/logging/upstream-log.js';
+import { GatewayMetrics } from '../../src/metrics/gateway-metrics.js';
+import { upstreamOptions } from '../../src/serve-gateway.js';
 
 /** Small data, so that a suite starts in well under a second. */
 export const SMALL_SIZES = {
@@ -38,6 +43,8 @@ export interface GraphQLResponse<D = any> {
 export interface Gateway {
   /** The gateway's /graphql URL. */
   url: string;
+  /** Its origin, e.g. `http://127.0.0.1:41234` (for `/metrics`, `/healthz`). */
+  origin: string;
   /** POSTs a query with `key` (default the demo key; null sends none). */
   gql<D = any>(
     query: string,
@@ -59,10 +66,13 @@ export interface GatewayOptions {
   config?: Partial<Config>;
   /** The upstream pipeline's options over those the config gives, e.g. a tiny cache bound. */
   upstream?: Partial<UpstreamOptions>;
+  /** Where the gateway logs (a test captures it); absent, nowhere. */
+  logger?: Logger;
 }
 
 /**
- * Starts a gateway in front of `sandbox` on loopback port 0, wired as `npm start` wires it. The
+ * Starts a gateway in front of `sandbox` on loopback port 0, wired as `npm start` wires it (with
+ * metrics at `/metrics`, without process metrics; logs to `options.logger`, else nowhere). The
  * suites count each operation's upstream requests, so the page cache is off by default (its own
  * suite turns it on), and the breaker opens only after 10,000 failures (its suite sets fewer).
  */
@@ -78,26 +88,30 @@ export async function startGateway(
     breakerFailures: 10_000,
     ...options.config,
   };
+  const logger = options.logger ?? silentLogger();
+  const log = upstreamLog(logger);
+  const metrics = new GatewayMetrics({ cacheBytes: () => upstream.cacheBytes() });
   const upstream = createUpstream({
-    baseUrl: sandbox.url,
-    timeoutMs: config.upstreamTimeoutMs,
-    retry: { retries: config.upstreamRetries, retryAfterMaxMs: config.retryAfterMaxMs },
-    breaker: { failureThreshold: config.breakerFailures, openMs: config.breakerOpenMs },
-    cache: {
-      ttlMs: config.cacheTtlSeconds * 1000,
-      maxBytes: config.cacheMaxMb * 1024 * 1024,
-      url: config.cacheUrl,
-    },
+    ...upstreamOptions(config, sandbox.url),
+    observer: observeAll(metrics.upstream, log.observer),
     ...options.upstream,
   });
   await upstream.ready(2_000);
   const server: Server = createServer(
-    createApp(config, { upstream, graphiqlApiKey: sandbox.keys.demo }),
+    createApp(config, {
+      upstream,
+      graphiqlApiKey: sandbox.keys.demo,
+      logger,
+      metrics,
+      scrapeMetrics: () => metrics.scrape(),
+    }),
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = `${origin}/graphql`;
   return {
     url,
+    origin,
     async gql(query, variables, { key = sandbox.keys.demo, headers = {} } = {}) {
       const response = await fetch(url, {
         method: 'POST',
@@ -114,6 +128,7 @@ export async function startGateway(
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      log.close();
       await upstream.close();
     },
   };

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readmeConfigTable, renderConfigTable } from '../../scripts/config-table.js';
@@ -58,6 +59,11 @@ describe('loadConfig', () => {
       cacheTtlSeconds: 60,
       cacheMaxMb: 64,
       cacheUrl: null,
+      corsOrigins: ['*'],
+      logLevel: 'info',
+      metrics: 'on',
+      metricsPort: null,
+      workers: 1,
       cursorSecret: DEFAULT_CURSOR_SECRET,
     });
     expect(defaultConfig).toEqual(loadConfig({}));
@@ -92,6 +98,11 @@ describe('loadConfig', () => {
         CACHE_TTL_SECONDS: '0',
         CACHE_MAX_MB: '1',
         CACHE_URL: 'redis://cache.internal:6379/2',
+        CORS_ORIGINS: 'https://app.example.com, http://localhost:3000/',
+        LOG_LEVEL: 'silent',
+        METRICS: 'off',
+        METRICS_PORT: '65535',
+        WORKERS: '256',
         CURSOR_SECRET: ' s3cret ',
       }),
     ).toEqual({
@@ -121,8 +132,17 @@ describe('loadConfig', () => {
       cacheTtlSeconds: 0,
       cacheMaxMb: 1,
       cacheUrl: 'redis://cache.internal:6379/2',
+      corsOrigins: ['https://app.example.com', 'http://localhost:3000'],
+      logLevel: 'silent',
+      metrics: 'off',
+      metricsPort: 65_535,
+      workers: 256,
       cursorSecret: ' s3cret ',
     });
+  });
+
+  it('reads WORKERS=auto as one worker per core', () => {
+    expect(loadConfig({ WORKERS: 'auto' }).workers).toBe(availableParallelism());
   });
 
   it('takes an empty or blank variable as unset', () => {
@@ -173,6 +193,17 @@ describe('loadConfig', () => {
       { DEFAULT_PAGE_SIZE: '50', MAX_PAGE_SIZE: '40' },
       'DEFAULT_PAGE_SIZE must be an integer from 1 to MAX_PAGE_SIZE (40) (got "50")',
     ],
+    [{ WORKERS: '0' }, 'WORKERS must be auto or an integer from 1 to 256 (got "0")'],
+    [{ WORKERS: 'all' }, 'WORKERS must be auto or an integer from 1 to 256 (got "all")'],
+    [
+      { CORS_ORIGINS: 'https://app.example.com/path' },
+      'CORS_ORIGINS must be * or origins such as https://app.example.com (got "https://app.example.com/path")',
+    ],
+    [
+      { LOG_LEVEL: 'verbose' },
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "verbose")',
+    ],
+    [{ METRICS: 'yes' }, 'METRICS must be one of on, off (got "yes")'],
     [
       { UPSTREAM_URL: 'signals.example.com' },
       'UPSTREAM_URL must be an absolute http or https URL (got "signals.example.com")',
@@ -195,7 +226,7 @@ describe('loadConfig', () => {
   });
 });
 
-describe('kinds of setting not in use yet', () => {
+describe('kinds of setting, on a table of their own', () => {
   const settings = {
     verbose: setting('VERBOSE', boolean(), false, 'log every request'),
     logLevel: setting(

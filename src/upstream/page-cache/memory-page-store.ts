@@ -48,6 +48,10 @@ export class MemoryPageStore implements PageStore {
 
   async ready(): Promise<void> {}
 
+  bytesHeld(): number {
+    return this.#pages.calculatedSize;
+  }
+
   async close(): Promise<void> {
     this.#pages.clear();
   }

@@ -37,5 +37,7 @@ export interface PageStore {
    * cannot: a gateway then starts and serves from the upstream until it can.
    */
   ready(timeoutMs: number): Promise<void>;
+  /** Bytes of pages held, for metrics; undefined for a store that bounds itself (Redis). */
+  bytesHeld(): number | undefined;
   close(): Promise<void>;
 }

@@ -120,6 +120,11 @@ export class RedisPageStore implements PageStore {
     controller.abort();
   }
 
+  /** Redis bounds its own memory (`maxmemory`): its figures are Redis's to report. */
+  bytesHeld(): undefined {
+    return undefined;
+  }
+
   async close(): Promise<void> {
     try {
       await this.#redis.quit();

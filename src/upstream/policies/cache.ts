@@ -1,7 +1,9 @@
 import { bodySize } from '../body-size.js';
+import { creditsOf } from '../credit-ledger.js';
 import { pageKey } from '../page-cache/page-key.js';
 import type { PageStore } from '../page-cache/page-store.js';
 import type { UpstreamPolicy } from '../upstream-call.js';
+import type { UpstreamObserver } from '../upstream-observer.js';
 
 /**
  * Serves a page from `store` when it holds one for the same key, endpoint, query, cursor and
@@ -10,9 +12,14 @@ import type { UpstreamPolicy } from '../upstream-call.js';
  *
  * Among instances sharing a store, one fetches a page at a time: the others wait up to `claimMs`
  * for it to be stored, then fetch it themselves. `fresh` (`Cache-Control: no-cache`) skips the
- * lookup and the claim, fetches, and refreshes the stored page.
+ * lookup and the claim, fetches, and refreshes the stored page. `observer` hears of each hit
+ * (`served`) and miss.
  */
-export function cachePolicy(store: PageStore, options: { claimMs: number }): UpstreamPolicy {
+export function cachePolicy(
+  store: PageStore,
+  options: { claimMs: number; observer?: UpstreamObserver },
+): UpstreamPolicy {
+  const { observer } = options;
   return (next) => async (request) => {
     const key = pageKey(request);
     let claimed = false;
@@ -20,6 +27,7 @@ export function cachePolicy(store: PageStore, options: { claimMs: number }): Ups
       const cached = await store.get(key);
       if (cached) {
         request.ledger.served(cached.envelope, cached.receivedAt);
+        observer?.served?.(request.endpoint, creditsOf(cached.envelope), 'cache');
         return cached.envelope;
       }
       claimed = await store.claim(key);
@@ -28,9 +36,11 @@ export function cachePolicy(store: PageStore, options: { claimMs: number }): Ups
         const stored = await store.awaitPage(key, deadline, request.signal);
         if (stored) {
           request.ledger.served(stored.envelope, stored.receivedAt);
+          observer?.served?.(request.endpoint, creditsOf(stored.envelope), 'cache');
           return stored.envelope;
         }
       }
+      observer?.cacheMiss?.(request.endpoint);
     }
     try {
       const envelope = await next(request);

@@ -1,6 +1,8 @@
 import { pageKey } from '../page-cache/page-key.js';
 import type { ListEnvelope, UpstreamRecord } from '../types.js';
+import { creditsOf } from '../credit-ledger.js';
 import type { UpstreamPolicy, UpstreamRequest } from '../upstream-call.js';
+import type { UpstreamObserver } from '../upstream-observer.js';
 import { unavailable } from '../upstream-error.js';
 
 type Envelope = ListEnvelope<UpstreamRecord>;
@@ -19,37 +21,45 @@ interface Flight {
  * the first call's request is sent, with a signal of its own that aborts only when every call
  * waiting for it has aborted; the others book the page's credits as saved. A call with `fresh`
  * joins only another `fresh` one: a page already under way from the cache is not fresh.
+ * `observer` hears of each page served by joining (`served`).
  */
-export const coalescePolicy: UpstreamPolicy = (next) => {
-  const flights = new Map<string, Flight>();
+export const coalescePolicy =
+  (observer?: UpstreamObserver): UpstreamPolicy =>
+  (next) => {
+    const flights = new Map<string, Flight>();
 
-  function start(key: string, request: UpstreamRequest): Flight {
-    const controller = new AbortController();
-    const flight: Flight = {
-      promise: next({ ...request, signal: controller.signal }),
-      controller,
-      waiters: 0,
-      settled: false,
-    };
-    const done = () => {
-      flight.settled = true;
-      flights.delete(key);
-    };
-    flight.promise.then(done, done);
-    flights.set(key, flight);
-    return flight;
-  }
+    function start(key: string, request: UpstreamRequest): Flight {
+      const controller = new AbortController();
+      const flight: Flight = {
+        promise: next({ ...request, signal: controller.signal }),
+        controller,
+        waiters: 0,
+        settled: false,
+      };
+      const done = () => {
+        flight.settled = true;
+        flights.delete(key);
+      };
+      flight.promise.then(done, done);
+      flights.set(key, flight);
+      return flight;
+    }
 
-  return (request) => {
-    const key = request.fresh ? `fresh\n${pageKey(request)}` : pageKey(request);
-    const joined = flights.get(key);
-    const flight = joined ?? start(key, request);
-    return wait(flight, request, joined !== undefined);
+    return (request) => {
+      const key = request.fresh ? `fresh\n${pageKey(request)}` : pageKey(request);
+      const joined = flights.get(key);
+      const flight = joined ?? start(key, request);
+      return wait(flight, request, joined !== undefined, observer);
+    };
   };
-};
 
 /** The flight's page for one call; rejects at once if the call's own signal aborts. */
-function wait(flight: Flight, request: UpstreamRequest, joined: boolean): Promise<Envelope> {
+function wait(
+  flight: Flight,
+  request: UpstreamRequest,
+  joined: boolean,
+  observer: UpstreamObserver | undefined,
+): Promise<Envelope> {
   const { signal } = request;
   if (signal?.aborted) return Promise.reject(unavailable('aborted', 'the request was aborted'));
   flight.waiters++;
@@ -72,7 +82,10 @@ function wait(flight: Flight, request: UpstreamRequest, joined: boolean): Promis
       (envelope) => {
         if (!leave()) return;
         // The first call's request booked the page in its ledger as it arrived.
-        if (joined) request.ledger.served(envelope, Date.now());
+        if (joined) {
+          request.ledger.served(envelope, Date.now());
+          observer?.served?.(request.endpoint, creditsOf(envelope), 'joined');
+        }
         resolve(envelope);
       },
       (error: unknown) => {

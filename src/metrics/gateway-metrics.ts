@@ -1,0 +1,186 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { OperationReport } from '../plugins/use-operation-report.js';
+import type { BreakerState } from '../upstream/policies/breaker.js';
+import type { Exchange, UpstreamObserver } from '../upstream/upstream-observer.js';
+import { BoundedNames } from './bounded-names.js';
+
+/** Distinct operation names kept as label values; later ones are `other`. */
+const MAX_OPERATION_NAMES = 200;
+/** Distinct error codes kept as label values (the gateway's own are about 20). */
+const MAX_ERROR_CODES = 50;
+
+const BREAKER_VALUE: Record<BreakerState, number> = { closed: 0, 'half-open': 1, open: 2 };
+
+/** Seconds: from a cached answer (~1 ms) to the operation deadline (30 s). */
+const OPERATION_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const UPSTREAM_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
+
+/** The status label of an exchange: its class, or what happened when no response came. */
+function statusClass(exchange: Exchange): string {
+  if (exchange.failure === 'malformed') return 'malformed';
+  if (exchange.status >= 100) return `${Math.floor(exchange.status / 100)}xx`;
+  switch (exchange.failure) {
+    case 'timeout':
+    case 'aborted':
+      return exchange.failure;
+    default:
+      return 'network';
+  }
+}
+
+/**
+ * The gateway's Prometheus metrics, on a registry of its own. Every label value comes from a
+ * bounded set the gateway defines (endpoints, status classes, reasons, codes, outcomes) or, for
+ * operation names, from the first {@link MAX_OPERATION_NAMES} seen: never a key, a filter value, a
+ * cursor or a document. {@link upstream} is the observer to hand to `createUpstream`; the
+ * operation reports come from `useOperationReport`.
+ */
+export class GatewayMetrics {
+  readonly registry: Registry;
+  readonly upstream: UpstreamObserver;
+  readonly #operationNames = new BoundedNames(MAX_OPERATION_NAMES);
+  readonly #codes = new BoundedNames(MAX_ERROR_CODES, 'NONE');
+  readonly #operations: Counter<'operation' | 'outcome'>;
+  readonly #operationSeconds: Histogram<'operation' | 'outcome'>;
+  readonly #errors: Counter<'code'>;
+  readonly #rejections: Counter<'reason'>;
+
+  /**
+   * @param options.processMetrics also collect Node's default process metrics (CPU, memory, event
+   *   loop, GC) on this registry: once per process.
+   * @param options.cacheBytes what the in-memory page cache holds, read at each scrape.
+   */
+  constructor(options: { processMetrics?: boolean; cacheBytes?: () => number | undefined } = {}) {
+    const registry = new Registry();
+    this.registry = registry;
+    if (options.processMetrics) collectDefaultMetrics({ register: registry });
+    const registers = [registry];
+
+    this.#operations = new Counter({
+      name: 'gateway_operations_total',
+      help: 'GraphQL operations by name and outcome (ok: no errors; partial: errors, and data in a root field; error: errors and no data)',
+      labelNames: ['operation', 'outcome'],
+      registers,
+    });
+    this.#operationSeconds = new Histogram({
+      name: 'gateway_operation_duration_seconds',
+      help: 'Time from a GraphQL request to its response, by operation name and outcome',
+      labelNames: ['operation', 'outcome'],
+      buckets: OPERATION_BUCKETS,
+      registers,
+    });
+    this.#errors = new Counter({
+      name: 'gateway_operation_errors_total',
+      help: 'Operations answered with an error of each extensions.code (an operation counts once per code)',
+      labelNames: ['code'],
+      registers,
+    });
+    this.#rejections = new Counter({
+      name: 'gateway_credit_budget_rejections_total',
+      help: 'Operations refused before any upstream request: estimate over the budget, or answer too large',
+      labelNames: ['reason'],
+      registers,
+    });
+    const requests = new Counter({
+      name: 'gateway_upstream_requests_total',
+      help: 'HTTP requests sent to the service, by endpoint and status class (or timeout, network, malformed, aborted)',
+      labelNames: ['endpoint', 'status'],
+      registers,
+    });
+    const requestSeconds = new Histogram({
+      name: 'gateway_upstream_request_duration_seconds',
+      help: 'Time of a request to the service, from sending it to the end of its body, by endpoint',
+      labelNames: ['endpoint'],
+      buckets: UPSTREAM_BUCKETS,
+      registers,
+    });
+    const creditsUsed = new Counter({
+      name: 'gateway_credits_used_total',
+      help: 'Credits the service charged, by endpoint',
+      labelNames: ['endpoint'],
+      registers,
+    });
+    const creditsSaved = new Counter({
+      name: 'gateway_credits_saved_total',
+      help: 'Credits the pages served without a request would have cost, by endpoint and source (cache, joined)',
+      labelNames: ['endpoint', 'source'],
+      registers,
+    });
+    const cacheLookups = new Counter({
+      name: 'gateway_page_cache_lookups_total',
+      help: 'Page cache lookups: hit (served from the cache) or miss (fetched from the service)',
+      labelNames: ['result'],
+      registers,
+    });
+    const cacheBytes = options.cacheBytes;
+    new Gauge({
+      name: 'gateway_page_cache_bytes',
+      help: 'Bytes of response bodies the in-memory page cache holds (0 when the cache is off or in Redis)',
+      registers,
+      aggregator: 'sum',
+      collect() {
+        const bytes = cacheBytes?.();
+        if (bytes !== undefined) this.set(bytes);
+      },
+    });
+    const retries = new Counter({
+      name: 'gateway_upstream_retries_total',
+      help: 'Requests to the service sent again, by reason (timeout, reset, refused, 500..504, 429)',
+      labelNames: ['reason'],
+      registers,
+    });
+    const breakerState = new Gauge({
+      name: 'gateway_upstream_breaker_state',
+      help: "The upstream circuit breaker's state: 0 closed, 1 half-open, 2 open (the most open worker)",
+      registers,
+      aggregator: 'max',
+    });
+    const breakerChanges = new Counter({
+      name: 'gateway_upstream_breaker_transitions_total',
+      help: 'Changes of the upstream circuit breaker, by the state entered',
+      labelNames: ['state'],
+      registers,
+    });
+    breakerState.set(0);
+
+    this.upstream = {
+      exchange(exchange) {
+        requests.inc({ endpoint: exchange.endpoint, status: statusClass(exchange) });
+        requestSeconds.observe({ endpoint: exchange.endpoint }, exchange.seconds);
+        if (exchange.credits > 0)
+          creditsUsed.inc({ endpoint: exchange.endpoint }, exchange.credits);
+      },
+      served(endpoint, credits, source) {
+        if (source === 'cache') cacheLookups.inc({ result: 'hit' });
+        if (credits > 0) creditsSaved.inc({ endpoint, source }, credits);
+      },
+      cacheMiss: () => cacheLookups.inc({ result: 'miss' }),
+      // The reason is a failure kind or a status: bounded by the retry policy.
+      retry: (reason) => retries.inc({ reason }),
+      breaker(state) {
+        breakerState.set(BREAKER_VALUE[state]);
+        breakerChanges.inc({ state });
+      },
+    };
+  }
+
+  /** Counts one GraphQL operation, from its report. */
+  operation(report: OperationReport): void {
+    const labels = {
+      operation: this.#operationNames.label(report.operation),
+      outcome: report.outcome,
+    };
+    this.#operations.inc(labels);
+    this.#operationSeconds.observe(labels, report.ms / 1000);
+    for (const code of report.codes) {
+      this.#errors.inc({ code: this.#codes.label(code) });
+      if (code === 'CREDIT_BUDGET_EXCEEDED') this.#rejections.inc({ reason: 'estimate' });
+      if (code === 'RESPONSE_TOO_LARGE') this.#rejections.inc({ reason: 'records' });
+    }
+  }
+
+  /** The Prometheus text exposition of every metric. */
+  scrape(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

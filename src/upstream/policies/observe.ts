@@ -1,0 +1,38 @@
+import { creditsOf } from '../credit-ledger.js';
+import type { UpstreamPolicy } from '../upstream-call.js';
+import { UpstreamError } from '../upstream-error.js';
+import type { UpstreamObserver } from '../upstream-observer.js';
+
+/**
+ * Tells `observer` of each exchange with the service: endpoint, status, failure, duration and
+ * credits. Wraps the transport directly, inside the breaker, so that it sees every request
+ * actually sent (each retry) and nothing the breaker refused.
+ */
+export function observePolicy(observer: UpstreamObserver): UpstreamPolicy {
+  const tell = observer.exchange;
+  if (!tell) return (next) => next;
+  return (next) => async (request) => {
+    const started = performance.now();
+    try {
+      const envelope = await next(request);
+      tell({
+        endpoint: request.endpoint,
+        status: 200,
+        seconds: (performance.now() - started) / 1000,
+        credits: creditsOf(envelope),
+      });
+      return envelope;
+    } catch (error) {
+      const facts = error instanceof UpstreamError ? error : undefined;
+      tell({
+        endpoint: request.endpoint,
+        status: facts?.status ?? 0,
+        failure: facts?.failure ?? 'network',
+        seconds: (performance.now() - started) / 1000,
+        credits: 0,
+        requestId: facts?.requestId,
+      });
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,138 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { SMALL_SIZES } from '../helpers/start-stack.js';
+import { parseMetrics, valueOf } from '../helpers/prometheus.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, quiet: true, sizes: SMALL_SIZES });
+});
+afterAll(() => sandbox?.close());
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** `npm run dev`'s gateway in a process of its own (NODE_ENV=test: it names its pid). */
+async function startProcess(env: Record<string, string>) {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      UPSTREAM_URL: sandbox.url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  const origin = `http://127.0.0.1:${port}`;
+  for (let waited = 0; ; waited += 100) {
+    if (waited > 30_000 || child.exitCode !== null) throw new Error(`no start:\n${output}`);
+    const up = await fetch(`${origin}/healthz`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (up) break;
+    await sleep(100);
+  }
+  return { child, exited, origin, output: () => output };
+}
+
+/** One operation on a connection of its own; the pid of the worker that answered. */
+async function pidOf(origin: string): Promise<number> {
+  const response = await request(`${origin}/graphql`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-api-key': sandbox.keys.demo,
+      connection: 'close',
+    },
+    body: JSON.stringify({ query: '{ companies(first: 2) { nodes { name } } }' }),
+    reset: true,
+  });
+  const body = (await response.body.json()) as { errors?: unknown };
+  expect(body.errors).toBeUndefined();
+  return Number(response.headers['x-gateway-pid']);
+}
+
+describe('WORKERS=2', () => {
+  it('answers from two processes on one port, sums their metrics, replaces a worker that dies, and drains on SIGTERM', async () => {
+    const metricsPort = await freePort();
+    const gateway = await startProcess({ WORKERS: '2', METRICS_PORT: String(metricsPort) });
+    try {
+      const pids = new Set<number>();
+      for (let i = 0; i < 20; i++) pids.add(await pidOf(gateway.origin));
+      expect(pids.size).toBe(2);
+      expect(pids.has(gateway.child.pid!)).toBe(false);
+
+      // The primary serves the sum of both workers on METRICS_PORT; the public port has none.
+      const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      const samples = parseMetrics(text);
+      expect(valueOf(samples, 'gateway_operations_total')).toBe(20);
+      // Each worker has its own page cache: each paid for the page once, and served it after.
+      expect(valueOf(samples, 'gateway_credits_used_total', { endpoint: 'companies' })).toBe(2 * 2);
+      expect(valueOf(samples, 'gateway_credits_saved_total', { endpoint: 'companies' })).toBe(36);
+      expect((await fetch(`${gateway.origin}/metrics`)).status).toBe(404);
+
+      const [victim] = pids;
+      process.kill(victim!, 'SIGKILL');
+      const after = new Set<number>();
+      // Its replacement boots in a few seconds; meanwhile the other worker answers.
+      for (const until = Date.now() + 30_000; after.size < 2 && Date.now() < until;) {
+        try {
+          const pid = await pidOf(gateway.origin);
+          if (pid !== victim) after.add(pid);
+        } catch {
+          // the dying worker's connection
+        }
+        await sleep(50);
+      }
+      expect(after.size).toBe(2);
+      const [replacement] = [...after].filter((pid) => !pids.has(pid));
+      expect(replacement).toBeGreaterThan(0);
+      expect(gateway.output()).toMatch(/worker died: starting another/);
+
+      gateway.child.kill('SIGTERM');
+      const [code] = await gateway.exited;
+      expect(code).toBe(0);
+    } finally {
+      if (gateway.child.exitCode === null) gateway.child.kill('SIGKILL');
+    }
+  }, 60_000);
+
+  it('one process: /metrics on PORT unless METRICS=off', async () => {
+    const on = await startProcess({});
+    const off = await startProcess({ METRICS: 'off' });
+    try {
+      await pidOf(on.origin);
+      const samples = parseMetrics(await (await fetch(`${on.origin}/metrics`)).text());
+      expect(valueOf(samples, 'gateway_operations_total')).toBe(1);
+      expect(valueOf(samples, 'process_cpu_seconds_total')).toBeGreaterThan(0);
+      expect((await fetch(`${off.origin}/metrics`)).status).toBe(404);
+    } finally {
+      on.child.kill('SIGTERM');
+      off.child.kill('SIGTERM');
+      await Promise.all([on.exited, off.exited]);
+    }
+  });
+});

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { SMALL_SIZES, startGateway, type Gateway } from '../helpers/start-stack.js';
+
+const APP = 'https://app.example.com';
+const ADMIN = 'http://localhost:3000';
+
+let sandbox: Sandbox;
+let listed: Gateway;
+let open: Gateway;
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, quiet: true, sizes: SMALL_SIZES });
+  listed = await startGateway(sandbox, { config: { corsOrigins: [APP, ADMIN] } });
+  open = await startGateway(sandbox);
+});
+afterAll(async () => {
+  await listed?.close();
+  await open?.close();
+  await sandbox?.close();
+});
+
+/** A browser's preflight before a POST with the headers a web app sends. */
+function preflight(url: string, origin: string) {
+  return fetch(url, {
+    method: 'OPTIONS',
+    headers: {
+      origin,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type,x-api-key,x-credit-budget,x-request-id',
+    },
+  });
+}
+
+describe('CORS_ORIGINS', () => {
+  it('a listed origin passes the preflight, with the headers a web app sends', async () => {
+    const response = await preflight(listed.url, ADMIN);
+    expect(response.status).toBe(204);
+    expect(response.headers.get('access-control-allow-origin')).toBe(ADMIN);
+    expect(response.headers.get('access-control-allow-methods')).toBe('POST');
+    expect(response.headers.get('access-control-allow-headers')).toBe(
+      'content-type,x-api-key,x-credit-budget,x-request-id',
+    );
+    expect(response.headers.get('access-control-max-age')).toBe('600');
+    expect(sandbox.requestLog()).toHaveLength(0);
+  });
+
+  it('an origin not listed is not allowed', async () => {
+    const response = await preflight(listed.url, 'https://evil.example.net');
+    expect(response.headers.get('access-control-allow-origin')).not.toBe(
+      'https://evil.example.net',
+    );
+    const post = await fetch(listed.url, {
+      method: 'POST',
+      headers: { origin: 'https://evil.example.net', 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
+    expect(post.headers.get('access-control-allow-origin')).not.toBe('https://evil.example.net');
+  });
+
+  it('the actual response names the origin and exposes X-Request-Id', async () => {
+    const response = await fetch(listed.url, {
+      method: 'POST',
+      headers: { origin: APP, 'content-type': 'application/json', 'x-api-key': 'demo-key' },
+      body: JSON.stringify({ query: '{ companies(first: 1) { nodes { name } } }' }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('access-control-allow-origin')).toBe(APP);
+    expect(response.headers.get('access-control-expose-headers')).toBe('X-Request-Id');
+  });
+
+  it('by default (*), any origin is answered with its own name', async () => {
+    const response = await preflight(open.url, 'https://anything.example.org');
+    expect(response.status).toBe(204);
+    expect(response.headers.get('access-control-allow-origin')).toBe(
+      'https://anything.example.org',
+    );
+  });
+});

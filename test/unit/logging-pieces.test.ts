@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { BoundedNames } from '../../src/metrics/bounded-names.js';
+import { captureLog } from '../helpers/capture-log.js';
+
+describe('createLogger', () => {
+  it('censors keys wherever a mistake would put them', () => {
+    const log = captureLog('info');
+    log.logger.info(
+      {
+        apiKey: 'k1-secret',
+        request: { apiKey: 'k2-secret', headers: { 'x-api-key': 'k3-secret' } },
+        headers: { authorization: 'Bearer k4-secret', 'x-api-key': 'k5-secret' },
+        key: 'k6-secret',
+      },
+      'careless',
+    );
+    expect(log.text()).not.toContain('secret');
+    expect(log.lines[0]).toMatchObject({
+      level: 'info',
+      msg: 'careless',
+      apiKey: '[redacted]',
+      request: { apiKey: '[redacted]', headers: { 'x-api-key': '[redacted]' } },
+      headers: { authorization: '[redacted]', 'x-api-key': '[redacted]' },
+    });
+  });
+});
+
+describe('BoundedNames', () => {
+  it('keeps the first names, then answers other; no name is unnamed; a non-name is other', () => {
+    const names = new BoundedNames(2);
+    expect(names.label('A')).toBe('A');
+    expect(names.label(null)).toBe('unnamed');
+    expect(names.label('B')).toBe('B');
+    expect(names.label('C')).toBe('other');
+    expect(names.label('A')).toBe('A');
+    expect(new BoundedNames(5).label('bad name')).toBe('other');
+    expect(new BoundedNames(5).label('x'.repeat(65))).toBe('other');
+  });
+});
