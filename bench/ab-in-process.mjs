@@ -6,6 +6,9 @@
 //
 //   git worktree add /tmp/old <commit> && (cd /tmp/old && npm ci && npm run build)
 //   npm run build && OLD=/tmp/old/dist NEW=$PWD/dist NODE_ENV=production node bench/ab-in-process.mjs 8000
+//
+// OPS=1 gives the new build what main.ts gives it: its JSON log at info (to /dev/null) and its
+// metrics, process metrics included.
 if (!process.env.OLD) throw new Error('OLD=<dist of the build to compare against> is required');
 const OLD = process.env.OLD,
   NEW = process.env.NEW ?? new URL('../dist', import.meta.url).pathname;
@@ -27,7 +30,17 @@ const queries = {
   list: `{ fundingEvents(first: 20) { nodes { ${EVENT} } } }`,
   wide: `{ companies(first: 100) { nodes { ${COMPANY} } } }`,
 };
-async function appOf(dir, page) {
+async function opsOf(dir) {
+  if (!process.env.OPS) return {};
+  const { createLogger } = await import(`${dir}/logging/create-logger.js`);
+  const { GatewayMetrics } = await import(`${dir}/metrics/gateway-metrics.js`);
+  const { pino } = await import('pino');
+  return {
+    logger: createLogger('info', pino.destination({ dest: '/dev/null', sync: true })),
+    metrics: new GatewayMetrics({ processMetrics: true }),
+  };
+}
+async function appOf(dir, page, ops = {}) {
   const { createApp } = await import(`${dir}/app.js`);
   const { defaultConfig } = await import(`${dir}/config.js`);
   const stub = async ({ ledger }) => {
@@ -41,14 +54,14 @@ async function appOf(dir, page) {
     const { budgetPolicy } = await import(`${dir}/upstream/policies/budget.js`);
     call = budgetPolicy(stub);
   }
-  return createApp(defaultConfig, { upstream: { call, close: async () => {} } });
+  return createApp(defaultConfig, { upstream: { call, close: async () => {} }, ...ops });
 }
 const N = Number(process.argv[2] ?? 20000);
 const BLOCK = 50;
 for (const scenario of ['list', 'wide']) {
   const apps = {
     old: await appOf(OLD, pages[scenario]),
-    new: await appOf(NEW, pages[scenario]),
+    new: await appOf(NEW, pages[scenario], await opsOf(NEW)),
   };
   const body = JSON.stringify({ query: queries[scenario] });
   const run = async (app, n) => {

@@ -34,6 +34,8 @@ export interface Stack {
   gatewayUrl: string;
   sandboxPid: number;
   gatewayPid: number;
+  /** The gateway's processes whose CPU counts (a cluster's primary and workers); else its pid. */
+  gatewayPids?: () => number[];
   apiKey: string;
   controls: UpstreamControls;
 }
@@ -208,15 +210,19 @@ export async function measure(
     problems.push(`${label}: ${error instanceof Error ? error.message : String(error)}`);
   }
 
-  const servingPid = side === 'gateway' ? stack.gatewayPid : stack.sandboxPid;
+  const servingPids =
+    side === 'gateway' ? (stack.gatewayPids?.() ?? [stack.gatewayPid]) : [stack.sandboxPid];
+  const cpu = () => servingPids.reduce((sum, pid) => sum + cpuTimeMs(pid), 0);
   const before = await settle(stack.controls, scenario.sandboxLatencyMs);
-  const cpuBefore = cpuTimeMs(servingPid);
+  const cpuBefore = cpu();
   const sandboxCpuBefore = cpuTimeMs(stack.sandboxPid);
   const load = await runLoad(target, connections, { durationS: timing.durationS });
   const after = await settle(stack.controls, scenario.sandboxLatencyMs);
-  const cpuAfter = cpuTimeMs(servingPid);
+  const cpuAfter = cpu();
   const sandboxCpuAfter = cpuTimeMs(stack.sandboxPid);
-  const mem = memory(servingPid);
+  const mem = servingPids
+    .map((pid) => memory(pid))
+    .reduce((sum, m) => ({ rssMb: sum.rssMb + m.rssMb, peakRssMb: sum.peakRssMb + m.peakRssMb }));
 
   if (load.failures > 0) {
     problems.push(`${label}: ${load.failures} of ${load.responses} requests failed under load`);

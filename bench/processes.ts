@@ -126,6 +126,13 @@ export async function stopService(service: Service, graceMs = 3_000): Promise<vo
   clearTimeout(timer);
 }
 
+/** `pid` and every process descended from it. */
+export function processTree(pid: number): number[] {
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) tree.push(...childrenOf(tree[i]!));
+  return tree;
+}
+
 function childrenOf(pid: number): number[] {
   const children: number[] = [];
   for (const entry of readdirSync('/proc')) {

@@ -16,6 +16,7 @@ import {
   clockTicksPerSecond,
   cpuTimeMs,
   freePort,
+  processTree,
   servingPid,
   startService,
   stopService,
@@ -115,17 +116,22 @@ async function startSandbox(): Promise<Service> {
  */
 async function startGateway(
   upstreamUrl: string,
-  { cached = false, nodeFlags = [] }: { cached?: boolean; nodeFlags?: string[] } = {},
+  {
+    cached = false,
+    workers = 1,
+    nodeFlags = [],
+  }: { cached?: boolean; workers?: number; nodeFlags?: string[] } = {},
 ): Promise<Service> {
   const port = await freePort();
   const gateway = startService({
-    name: cached ? 'gateway (cache on)' : 'gateway',
+    name: cached ? 'gateway (cache on)' : workers > 1 ? `gateway (WORKERS=${workers})` : 'gateway',
     script: 'dist/main.js',
     env: {
       UPSTREAM_URL: upstreamUrl,
       PORT: String(port),
       HOST: '127.0.0.1',
       CACHE_TTL_SECONDS: cached ? '3600' : '0',
+      WORKERS: String(workers),
     },
     nodeFlags,
     port,
@@ -135,12 +141,14 @@ async function startGateway(
   return gateway;
 }
 
-function stackOf(sandbox: Service, gateway: Service): Stack {
+function stackOf(sandbox: Service, gateway: Service, { cluster = false } = {}): Stack {
   return {
     sandboxUrl: sandbox.url,
     gatewayUrl: gateway.url,
     sandboxPid: servingPid(sandbox),
     gatewayPid: servingPid(gateway),
+    // The primary and its workers (read at each run: a worker may have been replaced).
+    ...(cluster ? { gatewayPids: () => processTree(gateway.child.pid!) } : {}),
     apiKey: API_KEY,
     controls: new UpstreamControls(sandbox.url),
   };
@@ -161,7 +169,11 @@ function plan(options: Options): [Scenario, Side, number][] {
   const runs: [Scenario, Side, number][] = [];
   for (const scenario of SCENARIOS) {
     if (options.only && !options.only.has(scenario.id)) continue;
-    const levels = scenario.saturate ? [1, options.connections] : [1];
+    const levels = scenario.workers
+      ? [options.connections]
+      : scenario.saturate
+        ? [1, options.connections]
+        : [1];
     for (const connections of levels) {
       if (scenario.restPath) runs.push([scenario, 'direct', connections]);
       runs.push([scenario, 'gateway', connections]);
@@ -186,16 +198,29 @@ async function benchmark(options: Options, services: Service[]): Promise<number>
     services.push(cachedGateway);
     cachedStack = stackOf(sandbox, cachedGateway);
   }
+  let workersStack: Stack | null = null;
+  const workers = runsPlanned.find(([scenario]) => scenario.workers)?.[0].workers;
+  if (workers) {
+    const clusterGateway = await startGateway(sandbox.url, { workers });
+    services.push(clusterGateway);
+    workersStack = stackOf(sandbox, clusterGateway, { cluster: true });
+  }
   console.log(`machine: ${machineLine()}`);
   console.log(
     `sandbox pid ${stack.sandboxPid} at ${sandbox.url}; gateway pid ${stack.gatewayPid} at ${gateway.url}` +
       (cachedStack ? `; gateway with the cache on pid ${cachedStack.gatewayPid}` : '') +
+      (workersStack ? `; WORKERS=${workers} pids ${workersStack.gatewayPids?.().join(', ')}` : '') +
       `; started in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
   );
 
   const runs: RunRecord[] = [];
   for (const [scenario, side, connections] of runsPlanned) {
-    const on = scenario.cached && cachedStack ? cachedStack : stack;
+    const on =
+      scenario.cached && cachedStack
+        ? cachedStack
+        : scenario.workers && workersStack
+          ? workersStack
+          : stack;
     const run = await measure(on, scenario, side, connections, timing);
     runs.push(run);
     console.log(summaryLine(run));

@@ -22,7 +22,14 @@ export const FAN_OUT_QUERY = `{ companies(first: 20) { nodes { id name fundingEv
 
 /** Scenario names, in run order. */
 export type ScenarioId =
-  'list' | 'wide' | 'walk' | 'list-cached' | 'walk-cached' | 'walk-20ms' | 'fan-out-50ms';
+  | 'list'
+  | 'wide'
+  | 'walk'
+  | 'list-2-workers'
+  | 'list-cached'
+  | 'walk-cached'
+  | 'walk-20ms'
+  | 'fan-out-50ms';
 
 /** One thing to measure: a GraphQL query, and the REST call it stands for when there is one. */
 export interface Scenario {
@@ -41,6 +48,11 @@ export interface Scenario {
    * warm-up every page is a hit. The other scenarios run on a gateway with the cache off.
    */
   cached?: boolean;
+  /**
+   * Through a gateway of `WORKERS` processes (cache off), at the saturating concurrency only: its
+   * CPU is the sum over the primary and the workers.
+   */
+  workers?: number;
 }
 
 /** The scenarios of the issue, in run order (latency-bound ones last). */
@@ -67,6 +79,14 @@ export const SCENARIOS: readonly Scenario[] = [
     query: WALK_QUERY,
     sandboxLatencyMs: 0,
     saturate: true,
+  },
+  {
+    id: 'list-2-workers',
+    title: '20 funding events, every field, through WORKERS=2 (next to `list`, one process)',
+    query: LIST_QUERY,
+    sandboxLatencyMs: 0,
+    saturate: true,
+    workers: 2,
   },
   {
     id: 'list-cached',

@@ -4,17 +4,20 @@ export type { Logger } from 'pino';
 
 /**
  * Paths pino censors in anything logged. The gateway logs no key by design (no headers, no
- * context, no request); these catch a mistake before it reaches a log.
+ * context, no request); these catch a mistake before it reaches a log. Explicit paths, no
+ * wildcards: a wildcard tripled the cost of every line (4 → 14 µs).
  */
 export const REDACTED_PATHS = [
   'apiKey',
-  '*.apiKey',
   'key',
-  '*.key',
   'headers["x-api-key"]',
-  '*.headers["x-api-key"]',
   'headers.authorization',
-  '*.headers.authorization',
+  'req.headers["x-api-key"]',
+  'req.headers.authorization',
+  'request.apiKey',
+  'request.headers["x-api-key"]',
+  'request.headers.authorization',
+  'err.apiKey',
 ];
 
 /**

@@ -18,6 +18,8 @@ export function yogaLogger(logger: Logger): YogaLogger {
   const write =
     (level: 'debug' | 'info' | 'warn' | 'error') =>
     (...args: unknown[]) => {
+      // Yoga logs at debug a few times per request: nothing is built unless the level is on.
+      if (!logger.isLevelEnabled(level === 'error' ? 'debug' : level)) return;
       const [first, ...rest] = args;
       if (first instanceof Error) {
         const at = level === 'error' && isExpected(first) ? 'debug' : level;
