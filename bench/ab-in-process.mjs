@@ -8,7 +8,9 @@
 //   npm run build && OLD=/tmp/old/dist NEW=$PWD/dist NODE_ENV=production node bench/ab-in-process.mjs 8000
 //
 // OPS=1 gives the new build what main.ts gives it: its JSON log at info (to /dev/null) and its
-// metrics, process metrics included.
+// metrics, process metrics included. REAL=1 replaces the stub by each build's own upstream
+// pipeline (transport and policies, cache off) over loopback HTTP to a sandbox in a child process:
+// the upstream exchange is then measured too, the sandbox's CPU is not.
 if (!process.env.OLD) throw new Error('OLD=<dist of the build to compare against> is required');
 const OLD = process.env.OLD,
   NEW = process.env.NEW ?? new URL('../dist', import.meta.url).pathname;
@@ -40,9 +42,38 @@ async function opsOf(dir) {
     metrics: new GatewayMetrics({ processMetrics: true }),
   };
 }
+let sandboxUrl;
+if (process.env.REAL) {
+  const { spawn } = await import('node:child_process');
+  const port = 40000 + Math.floor(Math.random() * 20000);
+  const child = spawn(
+    process.execPath,
+    [`${NEW}/sandbox/main.js`, '--port', String(port), '--quiet'],
+    {
+      stdio: 'ignore',
+    },
+  );
+  process.on('exit', () => child.kill());
+  sandboxUrl = `http://127.0.0.1:${port}`;
+  for (;;) {
+    const up = await fetch(`${sandboxUrl}/v1/companies?limit=1`, {
+      headers: { 'x-api-key': 'demo-key' },
+    }).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 async function appOf(dir, page, ops = {}) {
   const { createApp } = await import(`${dir}/app.js`);
   const { defaultConfig } = await import(`${dir}/config.js`);
+  if (sandboxUrl) {
+    const { createUpstream } = await import(`${dir}/upstream/create-upstream.js`);
+    const upstream = createUpstream({ baseUrl: sandboxUrl, timeoutMs: 10_000 });
+    return createApp(defaultConfig, { upstream, ...ops });
+  }
   const stub = async ({ ledger }) => {
     ledger.sent();
     const body = JSON.parse(page);
@@ -69,7 +100,7 @@ for (const scenario of ['list', 'wide']) {
     for (let i = 0; i < n; i++) {
       const r = await app.fetch('http://gw/graphql', {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': 'k' },
+        headers: { 'content-type': 'application/json', 'x-api-key': 'demo-key' },
         body,
       });
       const j = await r.json();
@@ -87,3 +118,4 @@ for (const scenario of ['list', 'wide']) {
     n = total.new / N;
   console.log(scenario, 'old', o.toFixed(3), 'new', n.toFixed(3), 'ratio', (n / o).toFixed(3));
 }
+process.exit(0);

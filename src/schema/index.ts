@@ -9,6 +9,7 @@ import './exec-move.js';
 import './acquisition.js';
 import './funding-event.js';
 import './node.js';
+import { withSynchronousNodeIds } from './synchronous-node-ids.js';
 
 /** The gateway's GraphQL schema. */
-export const schema = builder.toSchema({ sortSchema: false });
+export const schema = withSynchronousNodeIds(builder.toSchema({ sortSchema: false }));

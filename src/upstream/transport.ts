@@ -82,7 +82,18 @@ export function createTransport(options: TransportOptions): Transport {
       let response: Dispatcher.ResponseData;
       let text: string;
       // One deadline for the whole exchange, headers and body together: the setting's meaning.
-      const deadline = AbortSignal.timeout(timeoutMs);
+      // One controller and one timer per request, following the caller's signal by hand:
+      // AbortSignal.timeout and AbortSignal.any cost a timer, weak references and a
+      // finalization-registry entry each, per request (see BENCHMARKS.md, issue 13).
+      const controller = new AbortController();
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, timeoutMs);
+      const follow = () => controller.abort(signal?.reason);
+      if (signal?.aborted) follow();
+      else signal?.addEventListener('abort', follow, { once: true });
       ledger.sent();
       try {
         response = await dispatcher.request({
@@ -90,16 +101,17 @@ export function createTransport(options: TransportOptions): Transport {
           path,
           method: 'GET',
           headers: { 'x-api-key': apiKey, accept: 'application/json' },
-          signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
+          signal: controller.signal,
         });
         text = await response.body.text();
       } catch (error) {
         // The caller's abort first: whatever undici rejected with then, it is not the service's.
         if (signal?.aborted) throw unavailable('aborted', 'the request was aborted');
-        if (deadline.aborted) {
-          throw unavailable('timeout', `no complete answer within ${timeoutMs} ms`);
-        }
+        if (timedOut) throw unavailable('timeout', `no complete answer within ${timeoutMs} ms`);
         throw networkError(error, timeoutMs);
+      } finally {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', follow);
       }
       let body: unknown;
       try {

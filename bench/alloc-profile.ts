@@ -1,0 +1,140 @@
+// Allocation per request of the gateway, by module and by function: the pressure its garbage
+// collector works against (issue 13). The sandbox and the gateway (`<dist>/main.js`, page cache off,
+// with `--inspect`) run as processes; after a warm-up of 1,500 requests, V8's sampling heap profiler
+// records every allocation, the objects already collected included, over N requests of the
+// 20-record list (every field) at concurrency 8. Less noisy than CPU time on a shared machine:
+// two runs of one build agree within 1%.
+//
+//   npm run bench:alloc -- [N=2000] [dist=dist]
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { request, WebSocket } from 'undici';
+import { LIST_QUERY } from './scenarios.js';
+
+/** A node of V8's sampling heap profile. */
+interface Node {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: Node[];
+}
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const N = Number(process.argv[2] ?? 2000);
+const DIST = process.argv[3] ?? 'dist';
+const [SANDBOX, GATEWAY, INSPECTOR] = [4711, 4712, 4713];
+const body = JSON.stringify({ query: LIST_QUERY });
+
+const sandbox = spawn(
+  process.execPath,
+  [`${DIST}/sandbox/main.js`, '--port', String(SANDBOX), '--quiet'],
+  {
+    cwd: ROOT,
+    stdio: 'ignore',
+  },
+);
+const gateway = spawn(process.execPath, [`--inspect=127.0.0.1:${INSPECTOR}`, `${DIST}/main.js`], {
+  cwd: ROOT,
+  stdio: 'ignore',
+  env: {
+    ...process.env,
+    NODE_ENV: 'production',
+    PORT: String(GATEWAY),
+    HOST: '127.0.0.1',
+    UPSTREAM_URL: `http://127.0.0.1:${SANDBOX}`,
+    CACHE_TTL_SECONDS: '0',
+  },
+});
+try {
+  for (;;) {
+    try {
+      await fetch(`http://127.0.0.1:${SANDBOX}/v1/companies?limit=1`, {
+        headers: { 'x-api-key': 'demo-key' },
+      });
+      await fetch(`http://127.0.0.1:${GATEWAY}/healthz`);
+      break;
+    } catch {
+      await sleep(200);
+    }
+  }
+  const [target] = (await (await fetch(`http://127.0.0.1:${INSPECTOR}/json/list`)).json()) as {
+    webSocketDebuggerUrl: string;
+  }[];
+  const socket = new WebSocket(target!.webSocketDebuggerUrl);
+  await new Promise((resolve) => socket.addEventListener('open', resolve, { once: true }));
+  let nextId = 0;
+  const pending = new Map<number, (result: unknown) => void>();
+  socket.addEventListener('message', (event) => {
+    const message = JSON.parse(String(event.data)) as { id: number; result: unknown };
+    pending.get(message.id)?.(message.result);
+  });
+  const send = (method: string, params = {}) =>
+    new Promise<unknown>((resolve) => {
+      const id = ++nextId;
+      pending.set(id, resolve);
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+  const load = async (count: number) => {
+    let sent = 0;
+    const worker = async () => {
+      while (sent < count) {
+        sent++;
+        const response = await request(`http://127.0.0.1:${GATEWAY}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': 'demo-key' },
+          body,
+        });
+        await response.body.text();
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+  };
+  await load(1500);
+  await send('HeapProfiler.enable');
+  await send('HeapProfiler.startSampling', {
+    samplingInterval: 4096,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  await load(N);
+  const { profile } = (await send('HeapProfiler.stopSampling')) as { profile: { head: Node } };
+  socket.close();
+
+  const byFunction = new Map<string, number>();
+  const byModule = new Map<string, number>();
+  let total = 0;
+  const walk = (node: Node): void => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const where = url.replace(/.*node_modules\//, '').replace(/.*\/dist\//, 'dist/');
+    const module = url.includes('node_modules/')
+      ? where
+          .split('/')
+          .slice(0, where.startsWith('@') ? 2 : 1)
+          .join('/')
+      : where.startsWith('dist/')
+        ? where
+        : where.startsWith('node:')
+          ? 'node: (core)'
+          : '(native)';
+    total += node.selfSize;
+    const fn = `${functionName || '(anonymous)'} ${where}:${lineNumber + 1}`;
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + node.selfSize);
+    byModule.set(module, (byModule.get(module) ?? 0) + node.selfSize);
+    for (const child of node.children) walk(child);
+  };
+  walk(profile.head);
+  const kb = (bytes: number) => `${(bytes / N / 1024).toFixed(1).padStart(7)} KB`;
+  console.log(`allocated per request (20-record list, ${N} requests): ${kb(total).trim()}`);
+  const top = (map: Map<string, number>, count: number) =>
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, count)
+      .forEach(([name, bytes]) => console.log(`${kb(bytes)}  ${name}`));
+  console.log('\nby module:');
+  top(byModule, 15);
+  console.log('\nby function:');
+  top(byFunction, 25);
+} finally {
+  gateway.kill('SIGKILL');
+  sandbox.kill('SIGKILL');
+}
