@@ -1,4 +1,4 @@
-/* global process, console, URL, fetch */
+/* global process, console, URL, fetch, setTimeout */
 // In-process A/B of two builds of the gateway: CPU per request through `app.fetch`, the upstream
 // replaced by a `JSON.parse` of a real sandbox page (the list and wide scenarios' queries). Both
 // builds live in one process and alternate every 50 requests, so that the machine's drift (which
