@@ -18,6 +18,7 @@ import { useVariableErrors } from './plugins/use-variable-errors.js';
 import { useOperationReport } from './plugins/use-operation-report.js';
 import { useMetricsEndpoint } from './plugins/use-metrics-endpoint.js';
 import { usePidHeader } from './plugins/use-pid-header.js';
+import { useBufferedResponses } from './plugins/use-buffered-responses.js';
 import { silentLogger, type Logger } from './logging/create-logger.js';
 import { operationLog } from './logging/operation-log.js';
 import { yogaLogger } from './logging/yoga-logger.js';
@@ -117,6 +118,7 @@ export function createApp(config: Config, deps: AppDeps) {
       }),
       ...(deps.scrapeMetrics ? [useMetricsEndpoint(deps.scrapeMetrics)] : []),
       ...(deps.pidHeader ? [usePidHeader()] : []),
+      useBufferedResponses(),
       useHealth({
         shuttingDown: deps.shuttingDown ?? (() => false),
         breakerState: () => deps.upstream.breakerState(),
