@@ -1,62 +1,23 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { SMALL_SIZES } from '../helpers/start-stack.js';
 import { parseMetrics, valueOf } from '../helpers/prometheus.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { freePort, killGatewayProcesses, startGatewayProcess } from '../helpers/start-process.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, quiet: true, sizes: SMALL_SIZES });
 });
-afterAll(() => sandbox?.close());
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+afterAll(async () => {
+  killGatewayProcesses();
+  await sandbox?.close();
+});
 
 /** `npm run dev`'s gateway in a process of its own (NODE_ENV=test: it names its pid). */
-async function startProcess(env: Record<string, string>) {
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      UPSTREAM_URL: sandbox.url,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
-  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-  const origin = `http://127.0.0.1:${port}`;
-  for (let waited = 0; ; waited += 100) {
-    if (waited > 30_000 || child.exitCode !== null) throw new Error(`no start:\n${output}`);
-    const up = await fetch(`${origin}/healthz`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (up) break;
-    await sleep(100);
-  }
-  return { child, exited, origin, output: () => output };
-}
+const startProcess = (env: Record<string, string>) =>
+  startGatewayProcess({ NODE_ENV: 'test', UPSTREAM_URL: sandbox.url, LOG_LEVEL: 'warn', ...env });
 
 /** One operation on a connection of its own; the pid of the worker that answered. */
 async function pidOf(origin: string): Promise<number> {
@@ -69,6 +30,9 @@ async function pidOf(origin: string): Promise<number> {
     },
     body: JSON.stringify({ query: '{ companies(first: 2) { nodes { name } } }' }),
     reset: true,
+    // A connection the primary hands to a worker as it dies is never answered.
+    headersTimeout: 3_000,
+    bodyTimeout: 3_000,
   });
   const body = (await response.body.json()) as { errors?: unknown };
   expect(body.errors).toBeUndefined();
@@ -93,7 +57,6 @@ describe('WORKERS=2', () => {
       expect(valueOf(samples, 'gateway_credits_used_total', { endpoint: 'companies' })).toBe(2 * 2);
       expect(valueOf(samples, 'gateway_credits_saved_total', { endpoint: 'companies' })).toBe(36);
       expect((await fetch(`${gateway.origin}/metrics`)).status).toBe(404);
-
       const [victim] = pids;
       process.kill(victim!, 'SIGKILL');
       const after = new Set<number>();

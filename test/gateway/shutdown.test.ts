@@ -1,47 +1,28 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { SMALL_SIZES } from '../helpers/start-stack.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { killGatewayProcesses, startGatewayProcess } from '../helpers/start-process.js';
 const LIST = `{ fundingEvents(first: 3) { nodes { uuid } } }`;
 
 let sandbox: Sandbox;
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, quiet: true, sizes: SMALL_SIZES });
 });
-afterAll(() => sandbox?.close());
+afterAll(async () => {
+  killGatewayProcesses();
+  await sandbox?.close();
+});
 
 /** The gateway as `npm run dev` runs it, in a process of its own, on a free port. */
-async function startProcess(env: Record<string, string> = {}) {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      UPSTREAM_URL: sandbox.url,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      CACHE_TTL_SECONDS: '0',
-      SHUTDOWN_GRACE_MS: '5000',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+const startProcess = (env: Record<string, string> = {}) =>
+  startGatewayProcess({
+    UPSTREAM_URL: sandbox.url,
+    CACHE_TTL_SECONDS: '0',
+    SHUTDOWN_GRACE_MS: '5000',
+    ...env,
   });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
-  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-  for (let waited = 0; !/localhost:(\d+)\/graphql/.test(output); waited += 50) {
-    if (waited > 20_000 || child.exitCode !== null) throw new Error(`no start:\n${output}`);
-    await sleep(50);
-  }
-  const port = /localhost:(\d+)\/graphql/.exec(output)![1];
-  return { child, exited, url: `http://127.0.0.1:${port}/graphql`, output: () => output };
-}
 
 function post(url: string, dispatcher?: Agent) {
   return request(url, {
