@@ -5,6 +5,9 @@
  * machine's drift then falls on both alike, which separate runs of `npm run bench` cannot give.
  *
  *   npm run build && OLD=<dist of the other build> npx tsx bench/ab-http.ts [blocks=40] [scenario=list]
+ *
+ * OLD_FLAGS and NEW_FLAGS (space-separated) are Node flags for either gateway, e.g. one build
+ * against itself with `NEW_FLAGS=--max-semi-space-size=32`.
  */
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
@@ -30,9 +33,11 @@ const body = JSON.stringify({ query: SCENARIO === 'wide' ? WIDE_QUERY : LIST_QUE
 
 async function gateway(name: string, dist: string, upstream: string): Promise<Service> {
   const port = await freePort();
+  const flags = process.env[`${name.toUpperCase()}_FLAGS`];
   const service = startService({
     name,
     script: `${dist}/main.js`,
+    nodeFlags: flags ? flags.split(' ') : [],
     env: {
       UPSTREAM_URL: upstream,
       PORT: String(port),
