@@ -1,3 +1,4 @@
+import { defaultConfig } from '../config.js';
 import { createPageStore, type PageCacheOptions } from './page-cache/create-page-store.js';
 import { budgetPolicy } from './policies/budget.js';
 import { CircuitBreaker, type BreakerOptions, type BreakerState } from './policies/breaker.js';
@@ -14,9 +15,9 @@ import type { UpstreamObserver } from './upstream-observer.js';
 export interface UpstreamOptions extends TransportOptions {
   /** The page cache; absent, or with a TTL of 0, pages are neither cached nor joined. */
   cache?: PageCacheOptions;
-  /** Retries (`UPSTREAM_RETRIES`, `RETRY_AFTER_MAX_MS`); absent, the defaults below. */
+  /** Retries (`UPSTREAM_RETRIES`, `RETRY_AFTER_MAX_MS`); absent, those settings' defaults. */
   retry?: { retries: number; retryAfterMaxMs: number };
-  /** The circuit breaker (`BREAKER_FAILURES`, `BREAKER_OPEN_MS`); absent, the defaults below. */
+  /** The circuit breaker (`BREAKER_FAILURES`, `BREAKER_OPEN_MS`); absent, their defaults. */
   breaker?: BreakerOptions;
   /** Told of exchanges, cache hits and misses, retries and breaker changes (metrics, logs). */
   observer?: UpstreamObserver;
@@ -28,8 +29,15 @@ export interface UpstreamOptions extends TransportOptions {
  * call (plus the 10).
  */
 const RETRY_BUDGET = { ratio: 0.2, minRetries: 10, windowMs: 10_000 };
-const DEFAULT_RETRY = { retries: 2, retryAfterMaxMs: 2_000 };
-const DEFAULT_BREAKER = { failureThreshold: 5, openMs: 5_000 };
+/** Without options, the settings' own defaults (`src/config.ts` declares them once). */
+const DEFAULT_RETRY = {
+  retries: defaultConfig.upstreamRetries,
+  retryAfterMaxMs: defaultConfig.retryAfterMaxMs,
+};
+const DEFAULT_BREAKER = {
+  failureThreshold: defaultConfig.breakerFailures,
+  openMs: defaultConfig.breakerOpenMs,
+};
 
 /**
  * The one way the gateway reaches the Business-Signals service, shared by all operations: the
