@@ -25,10 +25,20 @@ async function settle(controls: UpstreamControls, latencyMs: number): Promise<Co
   return last;
 }
 
-/** Which way a run calls the service. */
-export type Side = 'direct' | 'gateway';
+/**
+ * Which way a run calls the service: REST directly, through the gateway, through the floor
+ * (bench/floor-server.mjs: no GraphQL, the least a Node server in between does), or through an
+ * earlier build of the gateway (`--before <dist>`).
+ */
+export type Side = 'direct' | 'gateway' | 'floor' | 'before';
 
-/** The two servers under test, with the pids that serve their ports. */
+/** A server the runs of one side go to, besides the gateway. */
+export interface Server {
+  url: string;
+  pid: number;
+}
+
+/** The servers under test, with the pids that serve their ports. */
 export interface Stack {
   sandboxUrl: string;
   gatewayUrl: string;
@@ -36,8 +46,16 @@ export interface Stack {
   gatewayPid: number;
   /** The gateway's processes whose CPU counts (a cluster's primary and workers); else its pid. */
   gatewayPids?: () => number[];
+  /** The floor and the earlier build, when the run has them. */
+  others?: Partial<Record<'floor' | 'before', Server>>;
   apiKey: string;
   controls: UpstreamControls;
+}
+
+function otherServer(stack: Stack, side: 'floor' | 'before'): Server {
+  const server = stack.others?.[side];
+  if (!server) throw new Error(`this run has no ${side} server`);
+  return server;
 }
 
 /** How long to warm up and to measure. */
@@ -62,7 +80,7 @@ export interface RunRecord {
   scenario: Scenario;
   side: Side;
   load: LoadResult;
-  /** CPU time of the process serving the run (the gateway, or the sandbox for direct) per request sent. */
+  /** CPU time of the process serving the run (the sandbox for direct) per request sent. */
   cpuMsPerRequest: number;
   /** CPU time of the sandbox per response (equal to `cpuMsPerRequest` for direct runs). */
   sandboxCpuMsPerRequest: number;
@@ -88,7 +106,7 @@ export function loadTarget(stack: Stack, scenario: Scenario, side: Side): LoadTa
     };
   }
   return {
-    origin: stack.gatewayUrl,
+    origin: side === 'gateway' ? stack.gatewayUrl : otherServer(stack, side).url,
     method: 'POST',
     path: '/graphql',
     headers: {
@@ -211,7 +229,11 @@ export async function measure(
   }
 
   const servingPids =
-    side === 'gateway' ? (stack.gatewayPids?.() ?? [stack.gatewayPid]) : [stack.sandboxPid];
+    side === 'gateway'
+      ? (stack.gatewayPids?.() ?? [stack.gatewayPid])
+      : side === 'direct'
+        ? [stack.sandboxPid]
+        : [otherServer(stack, side).pid];
   const cpu = () => servingPids.reduce((sum, pid) => sum + cpuTimeMs(pid), 0);
   const before = await settle(stack.controls, scenario.sandboxLatencyMs);
   const cpuBefore = cpu();

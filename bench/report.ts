@@ -88,7 +88,7 @@ export function runsTable(runs: RunRecord[]): string {
       num(r.load.p50Ms, 2),
       num(r.load.p99Ms, 2),
       num(r.cpuMsPerRequest, 3),
-      r.side === 'gateway' ? num(r.sandboxCpuMsPerRequest, 3) : '—',
+      r.side !== 'direct' ? num(r.sandboxCpuMsPerRequest, 3) : '—',
       `${num(r.memory.rssMb, 0)} (${num(r.memory.peakRssMb, 0)})`,
       sampledAndCounted(r.sample?.upstreamRequests, r.counted?.upstreamRequests),
       sampledAndCounted(r.sample?.credits, r.counted?.credits),
@@ -138,6 +138,42 @@ export function ratiosTable(runs: RunRecord[]): string {
   );
 }
 
+/** Issue 13's goal: at most this CPU per request, as a multiple of the sandbox's for the same list. */
+export const CPU_RATIO_GOALS: Partial<Record<ScenarioId, number>> = { list: 2.5, wide: 1.5 };
+
+/**
+ * CPU per request of each server in front of the sandbox, divided by the sandbox's own serving the
+ * same list directly (the `direct` run at the same concurrency): the floor, the earlier build
+ * (`--before`) and this one, side by side.
+ */
+export function cpuAgainstServiceTable(runs: RunRecord[]): string {
+  const rows: string[][] = [];
+  for (const direct of runs) {
+    if (direct.side !== 'direct' || !direct.scenario.compared) continue;
+    const { id } = direct.scenario;
+    const c = direct.load.connections;
+    const cell = (side: RunRecord['side']) => {
+      const run = find(runs, id, side, c);
+      return run
+        ? `${num(run.cpuMsPerRequest / direct.cpuMsPerRequest, 2)} (${num(run.cpuMsPerRequest, 3)} ms)`
+        : '—';
+    };
+    rows.push([
+      id,
+      String(c),
+      `${num(direct.cpuMsPerRequest, 3)} ms`,
+      cell('floor'),
+      cell('before'),
+      cell('gateway'),
+      `≤ ${num(CPU_RATIO_GOALS[id], 1)}`,
+    ]);
+  }
+  return table(
+    ['scenario', 'conc', 'sandbox, direct', 'floor', 'before', 'this build', 'goal'],
+    rows,
+  );
+}
+
 /** Wall time of the latency-bound scenarios in sandbox round trips. */
 export function roundTripsTable(runs: RunRecord[]): string {
   const rows = runs
@@ -177,6 +213,27 @@ export function evaluateTargets(runs: RunRecord[], saturating: number): TargetSt
     measured: `${num(listSat?.cpuMsPerRequest, 3)} ms at c=${saturating}; ${num(listOne?.cpuMsPerRequest, 3)} ms at c=1`,
     met: listSat ? listSat.cpuMsPerRequest < 1 : null,
   });
+
+  for (const [id, goal] of Object.entries(CPU_RATIO_GOALS) as [ScenarioId, number][]) {
+    const ratios = [1, saturating].map((c) => {
+      const gateway = find(runs, id, 'gateway', c);
+      const direct = find(runs, id, 'direct', c);
+      return gateway && direct ? gateway.cpuMsPerRequest / direct.cpuMsPerRequest : undefined;
+    });
+    const floors = [1, saturating].map((c) => {
+      const floor = find(runs, id, 'floor', c);
+      const direct = find(runs, id, 'direct', c);
+      return floor && direct ? floor.cpuMsPerRequest / direct.cpuMsPerRequest : undefined;
+    });
+    targets.push({
+      name: `${id}: gateway CPU per request ÷ the sandbox's serving it directly`,
+      goal: `≤ ${goal} at c=1 and c=${saturating}`,
+      measured:
+        `${num(ratios[0], 2)} and ${num(ratios[1], 2)}` +
+        ` (the floor, no GraphQL: ${num(floors[0], 2)} and ${num(floors[1], 2)})`,
+      met: ratios.some((r) => r === undefined) ? null : ratios.every((r) => r! <= goal),
+    });
+  }
 
   const workersSat = find(runs, 'list-2-workers', 'gateway', saturating);
   if (workersSat) {
@@ -318,6 +375,12 @@ export function renderReport(runs: RunRecord[], info: RunInfo, problems: string[
     'Ratios of gateway to direct figures at the same concurrency; "p50 added" is the difference in ms. ' +
       'CPU/req (serving) compares the gateway process with the sandbox serving REST directly; (gateway+sandbox) adds the sandbox CPU behind the gateway.',
     ratiosTable(runs),
+    '## CPU against the service',
+    "CPU per request divided by the sandbox's serving the same list directly (issue 13's measure), " +
+      'with the CPU per request in parentheses. The floor is bench/floor-server.mjs: node:http in, one undici GET, ' +
+      '`JSON.parse`, the fields copied, `JSON.stringify`; no GraphQL, ids unsigned, no errors, budget, logs or metrics: ' +
+      'the least any Node server in this place costs. "before" is the build given with `--before` (— when none).',
+    cpuAgainstServiceTable(runs),
     '## Latency-bound scenarios',
     'The sandbox adds a fixed delay to every request; wall time per query in those round trips.',
     roundTripsTable(runs),

@@ -39,6 +39,8 @@ writes BENCHMARKS.md (keeping its notes section).
                        top 25 functions by self time; writes no report
   --only <ids>         comma-separated scenarios (${SCENARIOS.map((s) => s.id).join(', ')}); writes no report
   --connections <n>    saturating concurrency (default 32)
+  --before <dist>      also run list and wide through an earlier build (its dist/ directory, e.g.
+                       from \`git worktree add\` and \`npm run build\` there): before and after in one table
   --no-write           print only, leave BENCHMARKS.md alone
   --help               show this help
 `;
@@ -54,6 +56,8 @@ interface Options {
   only: Set<ScenarioId> | null;
   connections: number;
   write: boolean;
+  /** The dist/ directory of an earlier build to measure next to this one. */
+  before: string | null;
 }
 
 function parseOptions(argv: string[]): Options | null {
@@ -65,6 +69,7 @@ function parseOptions(argv: string[]): Options | null {
       profile: { type: 'boolean' },
       only: { type: 'string' },
       connections: { type: 'string' },
+      before: { type: 'string' },
       'no-write': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -88,6 +93,7 @@ function parseOptions(argv: string[]): Options | null {
     only,
     connections,
     write: !values['no-write'] && only === null && !values.profile,
+    before: values.before ?? null,
   };
 }
 
@@ -120,12 +126,20 @@ async function startGateway(
     cached = false,
     workers = 1,
     nodeFlags = [],
-  }: { cached?: boolean; workers?: number; nodeFlags?: string[] } = {},
+    dist = 'dist',
+  }: { cached?: boolean; workers?: number; nodeFlags?: string[]; dist?: string } = {},
 ): Promise<Service> {
   const port = await freePort();
   const gateway = startService({
-    name: cached ? 'gateway (cache on)' : workers > 1 ? `gateway (WORKERS=${workers})` : 'gateway',
-    script: 'dist/main.js',
+    name:
+      dist !== 'dist'
+        ? `gateway (${dist})`
+        : cached
+          ? 'gateway (cache on)'
+          : workers > 1
+            ? `gateway (WORKERS=${workers})`
+            : 'gateway',
+    script: join(dist, 'main.js'),
     env: {
       UPSTREAM_URL: upstreamUrl,
       PORT: String(port),
@@ -139,6 +153,20 @@ async function startGateway(
   });
   await waitForHttp(gateway, `${gateway.url}/health`, START_TIMEOUT_MS);
   return gateway;
+}
+
+/** bench/floor-server.mjs: the least a Node server between the load and the sandbox does. */
+async function startFloor(upstreamUrl: string): Promise<Service> {
+  const port = await freePort();
+  const floor = startService({
+    name: 'floor',
+    script: 'bench/floor-server.mjs',
+    env: { UPSTREAM_URL: upstreamUrl, PORT: String(port), HOST: '127.0.0.1' },
+    port,
+    cwd: ROOT,
+  });
+  await waitForHttp(floor, `${floor.url}/health`, START_TIMEOUT_MS);
+  return floor;
 }
 
 function stackOf(sandbox: Service, gateway: Service, { cluster = false } = {}): Stack {
@@ -176,6 +204,10 @@ function plan(options: Options): [Scenario, Side, number][] {
         : [1];
     for (const connections of levels) {
       if (scenario.restPath) runs.push([scenario, 'direct', connections]);
+      if (scenario.compared) {
+        runs.push([scenario, 'floor', connections]);
+        if (options.before) runs.push([scenario, 'before', connections]);
+      }
       runs.push([scenario, 'gateway', connections]);
     }
   }
@@ -192,6 +224,17 @@ async function benchmark(options: Options, services: Service[]): Promise<number>
   services.push(gateway);
   const stack = stackOf(sandbox, gateway);
   const runsPlanned = plan(options);
+  stack.others = {};
+  if (runsPlanned.some(([, side]) => side === 'floor')) {
+    const floor = await startFloor(sandbox.url);
+    services.push(floor);
+    stack.others.floor = { url: floor.url, pid: servingPid(floor) };
+  }
+  if (options.before && runsPlanned.some(([, side]) => side === 'before')) {
+    const before = await startGateway(sandbox.url, { dist: options.before });
+    services.push(before);
+    stack.others.before = { url: before.url, pid: servingPid(before) };
+  }
   let cachedStack: Stack | null = null;
   if (runsPlanned.some(([scenario]) => scenario.cached)) {
     const cachedGateway = await startGateway(sandbox.url, { cached: true });
@@ -210,6 +253,8 @@ async function benchmark(options: Options, services: Service[]): Promise<number>
     `sandbox pid ${stack.sandboxPid} at ${sandbox.url}; gateway pid ${stack.gatewayPid} at ${gateway.url}` +
       (cachedStack ? `; gateway with the cache on pid ${cachedStack.gatewayPid}` : '') +
       (workersStack ? `; WORKERS=${workers} pids ${workersStack.gatewayPids?.().join(', ')}` : '') +
+      (stack.others.floor ? `; floor pid ${stack.others.floor.pid}` : '') +
+      (stack.others.before ? `; before (${options.before}) pid ${stack.others.before.pid}` : '') +
       `; started in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
   );
 

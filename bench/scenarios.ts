@@ -53,6 +53,11 @@ export interface Scenario {
    * CPU is the sum over the primary and the workers.
    */
   workers?: number;
+  /**
+   * Also measured through the floor (bench/floor-server.mjs) and, with `--before <dist>`, an
+   * earlier build: issue 13's two lists, whose target is CPU ÷ the sandbox's for the same list.
+   */
+  compared?: boolean;
 }
 
 /** The scenarios of the issue, in run order (latency-bound ones last). */
@@ -64,6 +69,7 @@ export const SCENARIOS: readonly Scenario[] = [
     restPath: '/v1/funding-events?limit=20',
     sandboxLatencyMs: 0,
     saturate: true,
+    compared: true,
   },
   {
     id: 'wide',
@@ -72,6 +78,7 @@ export const SCENARIOS: readonly Scenario[] = [
     restPath: '/v1/companies?limit=100',
     sandboxLatencyMs: 0,
     saturate: true,
+    compared: true,
   },
   {
     id: 'walk',
