@@ -1,8 +1,9 @@
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { createYoga } from 'graphql-yoga';
+import type { GraphQLSchema } from 'graphql';
+import { createYoga, type Plugin, type YogaServerOptions } from 'graphql-yoga';
 import type { Config } from './config.js';
 import { apiKeyFrom, createContext, wantsFresh, type Context } from './context.js';
-import { schema } from './schema/index.js';
+import { schema, subgraphSchema } from './schema/index.js';
 import { maskError } from './errors.js';
 import { createEstimator } from './estimate/estimate-operation.js';
 import type { Upstream } from './upstream/create-upstream.js';
@@ -15,7 +16,8 @@ import { useQueryLimits } from './plugins/use-query-limits.js';
 import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
 import { useRequestParamErrors } from './plugins/use-request-param-errors.js';
 import { useVariableErrors } from './plugins/use-variable-errors.js';
-import { useOperationReport } from './plugins/use-operation-report.js';
+import { useOperationReport, type OperationReport } from './plugins/use-operation-report.js';
+import { SUBGRAPH_PATH, useSubgraphRoute } from './plugins/use-subgraph-route.js';
 import { useMetricsEndpoint } from './plugins/use-metrics-endpoint.js';
 import { usePidHeader } from './plugins/use-pid-header.js';
 import { useBufferedResponses } from './plugins/use-buffered-responses.js';
@@ -72,27 +74,36 @@ query LatestFunding {
 }
 `;
 
+/** The parts of the app both GraphQL endpoints share. */
+interface Shared {
+  config: Config;
+  deps: AppDeps;
+  logger: Logger;
+  report: (report: OperationReport) => void;
+}
+
 /**
- * The GraphQL server as a fetch handler: `app.fetch(request)` in tests, `createServer(app)` in
- * main.ts. Nothing listens here. Serves POST and GET on /graphql and GraphiQL (bundled, no CDN).
+ * A Yoga over `schema` at `endpoint`, with every plugin a GraphQL request passes (limits, budget,
+ * credits, reports); `front` come first, `extra` is merged into the options.
  */
-export function createApp(config: Config, deps: AppDeps) {
+function graphqlServer(
+  shared: Shared,
+  schema: GraphQLSchema,
+  endpoint: string,
+  front: Plugin[],
+  extra: Partial<YogaServerOptions<Record<string, unknown>, Context>> = {},
+) {
+  const { config, deps, logger } = shared;
   const estimate = createEstimator(schema, {
     defaultPageSize: config.defaultPageSize,
     maxPageSize: config.maxPageSize,
     secret: config.cursorSecret,
   });
-  const logger = deps.logger ?? silentLogger();
-  const logOperation = operationLog(logger);
-  const { metrics } = deps;
-  const graphiqlHeaders = {
-    ...(deps.graphiqlApiKey ? { 'X-API-Key': deps.graphiqlApiKey } : {}),
-    'X-Credit-Budget': String(config.creditBudgetDefault),
-  };
   return createYoga<Record<string, unknown>, Context>({
     schema,
-    graphqlEndpoint: '/graphql',
+    graphqlEndpoint: endpoint,
     landingPage: false,
+    graphiql: false,
     // Checked by useRequestBodyLimit, at a fraction of the cost.
     maxRequestBodySize: false,
     context: ({ request }) =>
@@ -111,18 +122,7 @@ export function createApp(config: Config, deps: AppDeps) {
     // graphql-jit compiles each operation once (cached) and cut the gateway's CPU per 20-record
     // page by about 40% in bench/ (see BENCHMARKS.md).
     plugins: [
-      // First: every response gets its X-Request-Id, even one another plugin ends early.
-      useOperationReport((report) => {
-        metrics?.operation(report);
-        logOperation(report);
-      }),
-      ...(deps.scrapeMetrics ? [useMetricsEndpoint(deps.scrapeMetrics)] : []),
-      ...(deps.pidHeader ? [usePidHeader()] : []),
-      useBufferedResponses(),
-      useHealth({
-        shuttingDown: deps.shuttingDown ?? (() => false),
-        breakerState: () => deps.upstream.breakerState(),
-      }),
+      ...front,
       // Before useRequestBodyLimit, which wraps whichever request parser is chosen.
       useRequestParamErrors(),
       useRequestBodyLimit(config.maxRequestBytes),
@@ -144,16 +144,69 @@ export function createApp(config: Config, deps: AppDeps) {
       usePartialErrors(),
       useCreditsExtension(),
     ],
-    // The bundled GraphiQL weighs some 17 MB of heap: load it on the first page view only.
-    renderGraphiQL: async (options) =>
-      (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
-    graphiql: {
-      title: 'Business-Signals GraphQL',
-      defaultQuery: EXAMPLE_QUERY,
-      headers: JSON.stringify(graphiqlHeaders),
-    },
     logging: yogaLogger(logger),
+    ...extra,
   });
+}
+
+/** The plugins in front of both endpoints: request ids and reports, the pid, Buffer bodies. */
+function frontPlugins({ deps, report }: Shared): Plugin[] {
+  return [
+    // First: every response gets its X-Request-Id, even one another plugin ends early.
+    useOperationReport(report),
+    ...(deps.pidHeader ? [usePidHeader()] : []),
+    useBufferedResponses(),
+  ];
+}
+
+/**
+ * The GraphQL server as a fetch handler: `app.fetch(request)` in tests, `createServer(app)` in
+ * main.ts. Nothing listens here. Serves POST and GET on /graphql with GraphiQL (bundled, no
+ * CDN), the same graph as an Apollo Federation subgraph on /subgraph, and the health endpoints.
+ */
+export function createApp(config: Config, deps: AppDeps) {
+  const logger = deps.logger ?? silentLogger();
+  const logOperation = operationLog(logger);
+  const { metrics } = deps;
+  const shared: Shared = {
+    config,
+    deps,
+    logger,
+    report: (report) => {
+      metrics?.operation(report);
+      logOperation(report);
+    },
+  };
+  const graphiqlHeaders = {
+    ...(deps.graphiqlApiKey ? { 'X-API-Key': deps.graphiqlApiKey } : {}),
+    'X-Credit-Budget': String(config.creditBudgetDefault),
+  };
+  const subgraph = graphqlServer(shared, subgraphSchema, SUBGRAPH_PATH, frontPlugins(shared));
+  return graphqlServer(
+    shared,
+    schema,
+    '/graphql',
+    [
+      // First: /subgraph is a server of its own, with its own reports.
+      useSubgraphRoute(SUBGRAPH_PATH, subgraph),
+      ...frontPlugins(shared),
+      ...(deps.scrapeMetrics ? [useMetricsEndpoint(deps.scrapeMetrics)] : []),
+      useHealth({
+        shuttingDown: deps.shuttingDown ?? (() => false),
+        breakerState: () => deps.upstream.breakerState(),
+      }),
+    ],
+    {
+      // The bundled GraphiQL weighs some 17 MB of heap: load it on the first page view only.
+      renderGraphiQL: async (options) =>
+        (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
+      graphiql: {
+        title: 'Business-Signals GraphQL',
+        defaultQuery: EXAMPLE_QUERY,
+        headers: JSON.stringify(graphiqlHeaders),
+      },
+    },
+  );
 }
 
 export type App = ReturnType<typeof createApp>;

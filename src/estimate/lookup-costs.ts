@@ -1,6 +1,8 @@
 import { isUuid } from '../nodes/global-id.js';
 import type { NodeType } from '../nodes/node-type.js';
 import { lookupOfGlobalId } from '../nodes/node-types.js';
+import { entityKeysByType, type Representation } from '../nodes/entity-keys.js';
+import type { NodeTypeName } from '../nodes/global-id.js';
 import { creditCostExtension, type LookupTarget } from './credit-cost.js';
 
 /** The target of one id argument: a bare UUID or a global id of this node type. */
@@ -57,6 +59,31 @@ export const NODES_LOOKUP_COST = creditCostExtension({
     for (const id of (args.ids as readonly string[] | null) ?? []) {
       const lookup = lookupOfGlobalId(String(id), secret);
       if (lookup) targets.push(lookup);
+    }
+    return targets;
+  },
+});
+
+/**
+ * The cost of the subgraph's `_entities`: one lookup per representation, by the key it carries
+ * (src/nodes/entity-keys.ts), as `nodes(ids:)` counts one per id. A representation that names no
+ * record, or whose id is refused, spends nothing.
+ */
+export const ENTITIES_LOOKUP_COST = creditCostExtension({
+  kind: 'lookup',
+  targets: (args, { secret }) => {
+    const targets: LookupTarget[] = [];
+    for (const representation of (args.representations as readonly Representation[] | null) ?? []) {
+      const typename = representation?.['__typename'];
+      const keys = entityKeysByType[typename as NodeTypeName] as
+        (typeof entityKeysByType)[NodeTypeName] | undefined;
+      if (!keys) continue;
+      try {
+        const lookup = keys.lookupOf(representation, secret);
+        if (lookup) targets.push({ typename: typename as string, credits: lookup.credits });
+      } catch {
+        // A refused id: the resolver refuses it before any upstream request.
+      }
     }
     return targets;
   },

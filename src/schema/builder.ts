@@ -1,4 +1,6 @@
 import SchemaBuilder from '@pothos/core';
+import DirectivePlugin from '@pothos/plugin-directives';
+import FederationPlugin from '@pothos/plugin-federation';
 import RelayPlugin from '@pothos/plugin-relay';
 import type { Context } from '../context.js';
 import { decodeGlobalId, encodeGlobalId } from '../nodes/global-id.js';
@@ -15,7 +17,9 @@ export interface SchemaTypes {
 }
 
 export const builder = new SchemaBuilder<SchemaTypes>({
-  plugins: [RelayPlugin],
+  // Federation after the plugins that wrap resolvers; its directives ride on DirectivePlugin. They
+  // only add `@key`s and `@shareable`, printed in the subgraph's SDL, not in schema.graphql.
+  plugins: [RelayPlugin, DirectivePlugin, FederationPlugin],
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
@@ -25,6 +29,8 @@ export const builder = new SchemaBuilder<SchemaTypes>({
     // Query.node and Query.nodes are in node.ts, so that a refused id names its argument.
     nodeQueryOptions: false,
     nodesQueryOptions: false,
+    // Most graphs a subgraph joins have a PageInfo of their own: the same fields, shareable.
+    pageInfoTypeOptions: { shareable: true },
     encodeGlobalID: (typename, id, { config }) => encodeGlobalId(typename, id, config.cursorSecret),
     decodeGlobalID: (globalId, { config }) => decodeGlobalId(globalId, config.cursorSecret),
   },

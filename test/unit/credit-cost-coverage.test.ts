@@ -8,7 +8,7 @@ import {
 } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { creditCostOf } from '../../src/estimate/credit-cost.js';
-import { schema } from '../../src/schema/index.js';
+import { schema, subgraphSchema } from '../../src/schema/index.js';
 
 const objectTypes = Object.values(schema.getTypeMap()).filter(
   (type): type is GraphQLObjectType => isObjectType(type) && !type.name.startsWith('__'),
@@ -42,6 +42,11 @@ describe('every field that can spend declares its cost (the estimate reads nothi
       .map((field) => [field.name, field] as const),
   )('Query.%s, a lookup', (_name, field) => {
     expect(creditCostOf(field)?.kind).toBe('lookup');
+  });
+
+  it("the subgraph's Query._entities, a lookup per representation", () => {
+    const entities = subgraphSchema.getQueryType()!.getFields()['_entities']!;
+    expect(creditCostOf(entities)?.kind).toBe('lookup');
   });
 
   it('a list of objects outside a connection is counted, or holds only leaves', () => {

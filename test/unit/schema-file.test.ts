@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { printSchemaFile } from '../../scripts/schema-file.js';
+import { SCHEMA_FILES } from '../../scripts/schema-file.js';
 
-describe('schema.graphql', () => {
-  it('is the schema printed from the code (run `npm run schema:print` after a change)', () => {
-    const file = readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8');
-    expect(file).toBe(printSchemaFile());
+describe.each(SCHEMA_FILES)('$name', (file) => {
+  it('is the SDL printed from the code (run `npm run schema:print` after a change)', () => {
+    const text = readFileSync(new URL(`../../${file.name}`, import.meta.url), 'utf8');
+    expect(text).toBe(file.print());
   });
 });
