@@ -9,7 +9,7 @@ import { createEstimator } from './estimate/estimate-operation.js';
 import type { Upstream } from './upstream/create-upstream.js';
 import { useCreditBudget } from './plugins/use-credit-budget.js';
 import { useHealth } from './plugins/use-health.js';
-import { useCreditsExtension } from './plugins/use-credits-extension.js';
+import { CREDIT_HEADERS, useCreditsExtension } from './plugins/use-credits-extension.js';
 import { useParserLimits } from './plugins/use-parser-limits.js';
 import { usePartialErrors } from './plugins/use-partial-errors.js';
 import { useQueryLimits } from './plugins/use-query-limits.js';
@@ -116,7 +116,7 @@ function graphqlServer(
     // `*` reflects the caller's origin, as Yoga does by default; a list allows only those.
     cors: {
       origin: config.corsOrigins,
-      exposedHeaders: ['X-Request-Id'],
+      exposedHeaders: ['X-Request-Id', ...CREDIT_HEADERS],
       maxAge: 600,
     },
     // graphql-jit compiles each operation once (cached) and cut the gateway's CPU per 20-record

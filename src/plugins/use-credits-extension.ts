@@ -27,11 +27,20 @@ const NOTHING_SPENT: CreditExtensions = {
 };
 
 /**
+ * The same figures as response headers, for whatever drops `extensions` on the way (a federation
+ * router keeps a subgraph's data, not its extensions): `X-Credits-Used`, `X-Credits-Saved`, and
+ * `X-Credits-Remaining` when the service reported it. A router that forwards them from every
+ * subgraph request sends a list, one value per request (README, Clients).
+ */
+export const CREDIT_HEADERS = ['X-Credits-Used', 'X-Credits-Saved', 'X-Credits-Remaining'] as const;
+
+/**
  * Adds `extensions.credits` ({ used, saved, remaining, estimate, budget }) and `extensions.upstreamRequests` to every
  * result: from the operation's ledger after execution, and as zero for requests that never reached
- * execution (a syntax or validation error).
+ * execution (a syntax or validation error). Sets {@link CREDIT_HEADERS} on the response.
  */
 export function useCreditsExtension(): Plugin {
+  const spent = new WeakMap<Request, CreditExtensions['credits']>();
   return {
     onExecutionResult({ result, setResult, context }) {
       const upstream = (context as Partial<Context>).upstream;
@@ -51,10 +60,23 @@ export function useCreditsExtension(): Plugin {
       };
       setResult({ ...result, extensions: { ...result.extensions, ...extensions } });
     },
-    onResultProcess({ result, setResult }) {
+    onResultProcess({ request, result, setResult }) {
       if (Array.isArray(result) || Symbol.asyncIterator in result) return;
-      if (result.extensions && 'credits' in result.extensions) return;
+      const extensions = result.extensions as Partial<CreditExtensions> | undefined;
+      if (extensions?.credits) {
+        spent.set(request, extensions.credits);
+        return;
+      }
       setResult({ ...result, extensions: { ...result.extensions, ...NOTHING_SPENT } });
+    },
+    onResponse({ request, response }) {
+      const credits = spent.get(request);
+      if (!credits) return;
+      response.headers.set('x-credits-used', String(credits.used));
+      response.headers.set('x-credits-saved', String(credits.saved));
+      if (credits.remaining !== null) {
+        response.headers.set('x-credits-remaining', String(credits.remaining));
+      }
     },
   };
 }

@@ -57,7 +57,7 @@ describe('CORS_ORIGINS', () => {
     expect(post.headers.get('access-control-allow-origin')).not.toBe('https://evil.example.net');
   });
 
-  it('the actual response names the origin and exposes X-Request-Id', async () => {
+  it('the actual response names the origin and exposes X-Request-Id and the credit headers', async () => {
     const response = await fetch(listed.url, {
       method: 'POST',
       headers: { origin: APP, 'content-type': 'application/json', 'x-api-key': 'demo-key' },
@@ -65,7 +65,10 @@ describe('CORS_ORIGINS', () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('access-control-allow-origin')).toBe(APP);
-    expect(response.headers.get('access-control-expose-headers')).toBe('X-Request-Id');
+    expect(response.headers.get('access-control-expose-headers')).toBe(
+      'X-Request-Id, X-Credits-Used, X-Credits-Saved, X-Credits-Remaining',
+    );
+    expect(response.headers.get('x-credits-used')).toBe('1');
   });
 
   it('by default (*), any origin is answered with its own name', async () => {

@@ -14,7 +14,7 @@ beforeEach(() => stack.sandbox.reset());
 async function subgraph<D = any>(
   query: string,
   variables?: Record<string, unknown>,
-  { key = stack.sandbox.keys.demo, headers = {} as Record<string, string> } = {},
+  { key = stack.sandbox.keys.demo as string | null, headers = {} as Record<string, string> } = {},
 ): Promise<GraphQLResponse<D>> {
   const response = await fetch(`${stack.origin}/subgraph`, {
     method: 'POST',
