@@ -3,6 +3,7 @@ import { COMPANY_BY_DOMAIN_COST, companyNode, findCompanyByDomain } from './comp
 import { acquisitionNode } from './acquisition-node.js';
 import { execMoveNode } from './exec-move-node.js';
 import { fundingEventNode } from './funding-event-node.js';
+import { invalidArgument } from '../errors.js';
 import { inspectGlobalId, refusedId, type NodeTypeName } from './global-id.js';
 import { findInvestorByDomain, INVESTOR_BY_DOMAIN_COST, investorNode } from './investor-node.js';
 import type { NodeId, NodeType } from './node-type.js';
@@ -23,9 +24,9 @@ export interface EntityKeys {
   /** The field sets, `id` (the global id, which carries the lookup's hints) first. */
   readonly keys: readonly string[];
   /**
-   * The lookup of a representation; null when it names no record of this type (a key field
-   * missing or not a string, or an id of another type). Throws INVALID_INPUT, naming
-   * `representations`, for an id this gateway did not issue: as `node(id:)` does.
+   * The lookup of a representation; null when its `id` is one of another type (it names no record
+   * of this one). Throws INVALID_INPUT, naming `representations`, when it carries no key's fields
+   * (as strings), and for an id this gateway did not issue, as `node(id:)` does.
    */
   lookupOf(representation: Representation, secret: string): EntityLookup | null;
 }
@@ -67,18 +68,28 @@ function byGlobalId(
   return byNode(node, node.parseLocalId(reading.localId));
 }
 
-/** A node type's keys: `id`, then `others`, read by `lookup` when the representation has no id. */
+/**
+ * A node type's keys: `id`, then `others`, read by `lookup` when the representation has no id
+ * (null when it has none of their fields either).
+ */
 function entityKeys<T extends { id: string }, H extends string, R extends { id: string }>(
   node: NodeType<T, H, R>,
   others: readonly string[],
   lookup: (representation: Representation) => EntityLookup | null,
 ): EntityKeys {
   const anyNode = node as unknown as NodeType<{ id: string }, string, { id: string }>;
+  const keys = ['id', ...others];
   return {
-    keys: ['id', ...others],
+    keys,
     lookupOf(representation, secret) {
       const id = text(representation['id']);
-      return id ? byGlobalId(anyNode, id, secret) : lookup(representation);
+      if (id) return byGlobalId(anyNode, id, secret);
+      const found = lookup(representation);
+      if (found) return found;
+      throw invalidArgument(
+        ARGUMENT,
+        `an entity ${node.typename} needs the fields of one of its keys (${keys.map((k) => `"${k}"`).join(', ')}), as strings`,
+      );
     },
   };
 }

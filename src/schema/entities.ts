@@ -11,13 +11,16 @@ import {
   PersonRef,
 } from './refs.js';
 
-/** A representation's record, found as `node(id:)` finds one: through the operation's records. */
+/**
+ * A representation's record, found as `node(id:)` finds one: through the operation's records.
+ * Async, so that a refused representation fails its own item (`_entities.N`), not the list.
+ */
 function resolveReference(typename: NodeTypeName) {
   const keys = entityKeysByType[typename];
-  return (representation: Representation, context: Context) =>
-    keys
+  return async (representation: Representation, context: Context) =>
+    (await keys
       .lookupOf(representation, context.config.cursorSecret)
-      ?.find(context.records, context.upstream) ?? null;
+      ?.find(context.records, context.upstream)) ?? null;
 }
 
 /** Each node type as a federation entity: its `@key`s (src/nodes/entity-keys.ts) and lookup. */

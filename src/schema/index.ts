@@ -10,7 +10,7 @@ import './acquisition.js';
 import './funding-event.js';
 import './node.js';
 import './entities.js';
-import { withEntitiesCost } from './entities-cost.js';
+import { withEntitiesField } from './entities-field.js';
 import { withSynchronousNodeIds } from './synchronous-node-ids.js';
 
 /** The gateway's GraphQL schema (`/graphql`). */
@@ -20,7 +20,7 @@ export const schema = withSynchronousNodeIds(builder.toSchema({ sortSchema: fals
  * The same graph as an Apollo Federation v2 subgraph (`/subgraph`): the node types as entities,
  * with `_entities` and `_service`. Its SDL is `subgraph.graphql`.
  */
-export const subgraphSchema = withEntitiesCost(
+export const subgraphSchema = withEntitiesField(
   withSynchronousNodeIds(
     builder.toSubGraphSchema({
       sortSchema: false,

@@ -180,16 +180,52 @@ describe('_entities', () => {
       representations: [
         { __typename: 'Company', domain: 'no-such-company.invalid' },
         { __typename: 'FundingEvent', id: listed.data.companies.nodes[0].id },
-        // An investor by uuid alone: the service searches investors by name only.
-        { __typename: 'Investor', uuid: '00000000-0000-4000-8000-000000000000' },
       ],
     });
     expect(response.errors).toBeUndefined();
-    expect(response.data._entities).toEqual([null, null, null]);
+    expect(response.data._entities).toEqual([null, null]);
     expect(response.extensions).toMatchObject({
       upstreamRequests: spentOn(stack.sandbox).requests,
     });
     expect(spentOn(stack.sandbox).requests).toBe(1);
+  });
+
+  it('refuses a representation without any key, naming the keys, and finds the others', async () => {
+    const company = (await stack.rest('companies?limit=1')).data[0];
+    stack.sandbox.reset();
+    const response = await subgraph(ENTITIES, {
+      representations: [
+        // An investor by uuid alone: the service searches investors by name only.
+        { __typename: 'Investor', uuid: '00000000-0000-4000-8000-000000000000' },
+        { __typename: 'Company', domain: company.domain },
+      ],
+    });
+    expect(response.errors).toHaveLength(1);
+    expect(response.errors![0]).toMatchObject({
+      message:
+        'Argument "representations": an entity Investor needs the fields of one of its keys ("id", "uuid name", "domain"), as strings.',
+      path: ['_entities', 0],
+      extensions: { code: 'INVALID_INPUT', argument: 'representations' },
+    });
+    expect(response.data._entities).toEqual([
+      null,
+      { __typename: 'Company', uuid: company.id, name: company.name, domain: company.domain },
+    ]);
+  });
+
+  it.each([
+    ['a type that is not an entity', { __typename: 'Country', code: 'US' }],
+    ['an unknown type', { __typename: 'Spaceship', id: 'x' }],
+    ['no __typename', { uuid: 'x' }],
+  ])('refuses %s before anything runs', async (_what, representation) => {
+    const response = await subgraph(ENTITIES, { representations: [representation] });
+    expect(response.errors?.[0]).toMatchObject({
+      message: expect.stringContaining(
+        'item 0 must have a "__typename" naming an entity of this graph (Company, Investor, Person, FundingEvent, ExecMove, Acquisition)',
+      ),
+      extensions: { code: 'INVALID_INPUT', argument: 'representations' },
+    });
+    expect(stack.sandbox.requestLog()).toEqual([]);
   });
 
   it('refuses an id the gateway did not issue, naming representations, for nothing', async () => {
