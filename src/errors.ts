@@ -50,6 +50,10 @@ export const ErrorCode = {
   PERSISTED_QUERY_NOT_FOUND: 'PERSISTED_QUERY_NOT_FOUND',
   /** APQ: the `sha256Hash` sent is not the SHA-256 of the query sent with it (HTTP 400). */
   PERSISTED_QUERY_MISMATCH: 'PERSISTED_QUERY_MISMATCH',
+  /** `TRUSTED_DOCUMENTS` is set and the operation id sent is not in it (HTTP 400). */
+  PERSISTED_QUERY_NOT_IN_LIST: 'PERSISTED_QUERY_NOT_IN_LIST',
+  /** `TRUSTED_DOCUMENTS` is set and the request sent query text, or no operation id (HTTP 400). */
+  PERSISTED_QUERY_ID_REQUIRED: 'PERSISTED_QUERY_ID_REQUIRED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
