@@ -11,6 +11,8 @@ import { useCreditBudget } from './plugins/use-credit-budget.js';
 import { useHealth } from './plugins/use-health.js';
 import { CREDIT_HEADERS, useCreditsExtension } from './plugins/use-credits-extension.js';
 import { useParserLimits } from './plugins/use-parser-limits.js';
+import { useApq } from './plugins/use-apq.js';
+import { useTrustedDocuments } from './plugins/use-trusted-documents.js';
 import { usePartialErrors } from './plugins/use-partial-errors.js';
 import { useQueryLimits } from './plugins/use-query-limits.js';
 import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
@@ -126,6 +128,9 @@ function graphqlServer(
       // Before useRequestBodyLimit, which wraps whichever request parser is chosen.
       useRequestParamErrors(),
       useRequestBodyLimit(config.maxRequestBytes),
+      // Persisted operations turn an id into its document before anything reads the document.
+      // Trusted documents replace APQ, whose registrations would let any client add operations.
+      config.trustedDocuments ? useTrustedDocuments(config.trustedDocuments) : useApq(),
       // Depth, aliases, tokens and directives: a document's size and shape bound the work and
       // upstream fan-out one request can cause. Before useParserLimits, which wraps the parse
       // function that Armor's token limit replaces.

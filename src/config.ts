@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { integer, integerOrAuto, list, oneOf, origin, string, url } from './config/kinds.js';
 import { parseSettings, type SettingValues } from './config/parse-settings.js';
 import { setting } from './config/setting.js';
+import { trustedDocuments } from './config/trusted-documents.js';
 
 export const DEFAULT_CURSOR_SECRET = 'business-signals-gateway/cursor/v1';
 
@@ -158,6 +159,13 @@ export const settings = {
     null,
     'a Redis URL (`redis://host:6379`): the cache lives there, shared by every instance that names it; Redis bounds its memory itself',
     { shownDefault: '_(unset: in memory)_' },
+  ),
+  trustedDocuments: setting(
+    'TRUSTED_DOCUMENTS',
+    trustedDocuments(),
+    null,
+    'path to a JSON file of operation id → document (`{"<sha256>": "query Q { … }"}`, as Relay writes it): only those run, by id; query text and APQ are refused; checked at boot',
+    { shownDefault: '_(unset: any operation)_' },
   ),
   corsOrigins: setting(
     'CORS_ORIGINS',

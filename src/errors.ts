@@ -43,6 +43,17 @@ export const ErrorCode = {
   MAX_TOKENS_EXCEEDED: 'MAX_TOKENS_EXCEEDED',
   /** More directives than `MAX_DIRECTIVES` (HTTP 400); `extensions` has `limit` and `found`. */
   MAX_DIRECTIVES_EXCEEDED: 'MAX_DIRECTIVES_EXCEEDED',
+  /**
+   * APQ: a hash sent without its query is not registered (yet, or any more): send it again with
+   * the query (HTTP 404; the message is `PersistedQueryNotFound`, which clients retry on).
+   */
+  PERSISTED_QUERY_NOT_FOUND: 'PERSISTED_QUERY_NOT_FOUND',
+  /** APQ: the `sha256Hash` sent is not the SHA-256 of the query sent with it (HTTP 400). */
+  PERSISTED_QUERY_MISMATCH: 'PERSISTED_QUERY_MISMATCH',
+  /** `TRUSTED_DOCUMENTS` is set and the operation id sent is not in it (HTTP 400). */
+  PERSISTED_QUERY_NOT_IN_LIST: 'PERSISTED_QUERY_NOT_IN_LIST',
+  /** `TRUSTED_DOCUMENTS` is set and the request sent query text, or no operation id (HTTP 400). */
+  PERSISTED_QUERY_ID_REQUIRED: 'PERSISTED_QUERY_ID_REQUIRED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
