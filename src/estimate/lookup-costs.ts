@@ -1,8 +1,7 @@
+import { entityKeysByType, type EntityKeys, type Representation } from '../nodes/entity-keys.js';
 import { isUuid } from '../nodes/global-id.js';
 import type { NodeType } from '../nodes/node-type.js';
 import { lookupOfGlobalId } from '../nodes/node-types.js';
-import { entityKeysByType, type Representation } from '../nodes/entity-keys.js';
-import type { NodeTypeName } from '../nodes/global-id.js';
 import { creditCostExtension, type LookupTarget } from './credit-cost.js';
 
 /** The target of one id argument: a bare UUID or a global id of this node type. */
@@ -74,13 +73,12 @@ export const ENTITIES_LOOKUP_COST = creditCostExtension({
   targets: (args, { secret }) => {
     const targets: LookupTarget[] = [];
     for (const representation of (args.representations as readonly Representation[] | null) ?? []) {
-      const typename = representation?.['__typename'];
-      const keys = entityKeysByType[typename as NodeTypeName] as
-        (typeof entityKeysByType)[NodeTypeName] | undefined;
+      const typename = String(representation?.['__typename']);
+      const keys = (entityKeysByType as Partial<Record<string, EntityKeys>>)[typename];
       if (!keys) continue;
       try {
         const lookup = keys.lookupOf(representation, secret);
-        if (lookup) targets.push({ typename: typename as string, credits: lookup.credits });
+        if (lookup) targets.push({ typename, credits: lookup.credits });
       } catch {
         // A refused id: the resolver refuses it before any upstream request.
       }
