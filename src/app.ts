@@ -76,6 +76,9 @@ query LatestFunding {
 }
 `;
 
+/** Where the plain graph is served. */
+const GRAPHQL_PATH = '/graphql';
+
 /** The parts of the app both GraphQL endpoints share. */
 interface Shared {
   config: Config;
@@ -155,10 +158,10 @@ function graphqlServer(
 }
 
 /** The plugins in front of both endpoints: request ids and reports, the pid, Buffer bodies. */
-function frontPlugins({ deps, report }: Shared): Plugin[] {
+function frontPlugins({ deps, report }: Shared, endpoint: string): Plugin[] {
   return [
     // First: every response gets its X-Request-Id, even one another plugin ends early.
-    useOperationReport(report),
+    useOperationReport(report, endpoint),
     ...(deps.pidHeader ? [usePidHeader()] : []),
     useBufferedResponses(),
   ];
@@ -186,15 +189,20 @@ export function createApp(config: Config, deps: AppDeps) {
     ...(deps.graphiqlApiKey ? { 'X-API-Key': deps.graphiqlApiKey } : {}),
     'X-Credit-Budget': String(config.creditBudgetDefault),
   };
-  const subgraph = graphqlServer(shared, subgraphSchema, SUBGRAPH_PATH, frontPlugins(shared));
+  const subgraph = graphqlServer(
+    shared,
+    subgraphSchema,
+    SUBGRAPH_PATH,
+    frontPlugins(shared, SUBGRAPH_PATH),
+  );
   return graphqlServer(
     shared,
     schema,
-    '/graphql',
+    GRAPHQL_PATH,
     [
       // First: /subgraph is a server of its own, with its own reports.
       useSubgraphRoute(SUBGRAPH_PATH, subgraph),
-      ...frontPlugins(shared),
+      ...frontPlugins(shared, GRAPHQL_PATH),
       ...(deps.scrapeMetrics ? [useMetricsEndpoint(deps.scrapeMetrics)] : []),
       useHealth({
         shuttingDown: deps.shuttingDown ?? (() => false),

@@ -8,6 +8,7 @@ export function operationLog(logger: Logger): (report: OperationReport) => void 
     logger.info(
       {
         requestId: report.requestId,
+        endpoint: report.endpoint,
         operation: report.operation,
         status: report.status,
         outcome: report.outcome,

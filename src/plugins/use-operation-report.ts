@@ -8,6 +8,8 @@ import type { UpstreamSession } from '../upstream/upstream-session.js';
 export interface OperationReport {
   /** The request's `X-Request-Id` if it sent a usable one, else a new UUID; echoed in the response. */
   requestId: string;
+  /** The GraphQL endpoint that answered: `/graphql`, or `/subgraph` (a federation router's request). */
+  endpoint: string;
   /** The operation's name in its document (or the request's `operationName`); null if none. */
   operation: string | null;
   /** The response's HTTP status. */
@@ -58,7 +60,10 @@ function outcomeOf(result: ExecutionResult): OperationReport['outcome'] {
  * request once its response is ready: the name, outcome, codes, duration, upstream requests and
  * credits. Requests that are not GraphQL (GraphiQL's page, health, metrics) are not reported.
  */
-export function useOperationReport(report: (report: OperationReport) => void): Plugin {
+export function useOperationReport(
+  report: (report: OperationReport) => void,
+  endpoint: string,
+): Plugin {
   const states = new WeakMap<Request, RequestState>();
   return {
     onRequest({ request }) {
@@ -95,6 +100,7 @@ export function useOperationReport(report: (report: OperationReport) => void): P
       const ledger = state.session?.ledger;
       report({
         requestId: state.requestId,
+        endpoint,
         operation: state.operation,
         status: response.status,
         ms: performance.now() - state.started,

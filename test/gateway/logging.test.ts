@@ -65,6 +65,7 @@ describe('one log line per operation', () => {
     expect(lines[0]).toMatchObject({
       level: 'info',
       requestId: 'req-42',
+      endpoint: '/graphql',
       operation: 'List',
       status: 200,
       outcome: 'ok',
