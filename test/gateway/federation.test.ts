@@ -63,6 +63,13 @@ describe('the subgraph SDL', () => {
     expect(stack.sandbox.requestLog()).toEqual([]);
   });
 
+  it('is answered without a key: a router or rover reads it with no caller behind it', async () => {
+    const response = await subgraph('{ _service { sdl } }', {}, { key: null });
+    expect(response.status).toBe(200);
+    expect(response.errors).toBeUndefined();
+    expect(response.data._service.sdl).toContain('@key(fields: "domain")');
+  });
+
   it('/graphql stays a plain schema: no _entities there', async () => {
     const response = await stack.gql('{ _service { sdl } }');
     expect(response.errors?.[0]?.message).toContain('Cannot query field "_service"');
