@@ -6,7 +6,7 @@ import { cachePolicy } from './policies/cache.js';
 import { coalescePolicy } from './policies/coalesce.js';
 import { observePolicy } from './policies/observe.js';
 import { retryPolicy } from './policies/retry.js';
-import { RetryBudget } from './retry-budget.js';
+import { RETRY_BUDGET, RetryBudget } from './retry-budget.js';
 import { createTransport, type TransportOptions } from './transport.js';
 import type { UpstreamCall, UpstreamPolicy } from './upstream-call.js';
 import type { UpstreamObserver } from './upstream-observer.js';
@@ -23,12 +23,6 @@ export interface UpstreamOptions extends TransportOptions {
   observer?: UpstreamObserver;
 }
 
-/**
- * The retry budget: retries at most 20% of the first attempts over 10 s, and 10 per 10 s however
- * few the requests. With every request failing, the service then gets at most 1.2 requests per
- * call (plus the 10).
- */
-const RETRY_BUDGET = { ratio: 0.2, minRetries: 10, windowMs: 10_000 };
 /** Without options, the settings' own defaults (`src/config.ts` declares them once). */
 const DEFAULT_RETRY = {
   retries: defaultConfig.upstreamRetries,

@@ -1,4 +1,5 @@
 import { Pool, type Dispatcher } from 'undici';
+import { defaultConfig } from '../config.js';
 import { bodySize } from './body-size.js';
 import { buildPageQuery } from './build-query.js';
 import { endpoints } from './endpoints.js';
@@ -12,7 +13,7 @@ export interface TransportOptions {
   baseUrl: string;
   /** Time allowed for one exchange: from sending the request to the end of the body. */
   timeoutMs: number;
-  /** Keep-alive connections in the pool (ignored with `dispatcher`). */
+  /** Keep-alive connections (ignored with `dispatcher`); absent, `UPSTREAM_CONNECTIONS`' default. */
   connections?: number;
   /** Replaces the pool, e.g. with undici's `MockAgent` in tests. */
   dispatcher?: Dispatcher;
@@ -72,7 +73,10 @@ export function createTransport(options: TransportOptions): Transport {
   const prefix = base.pathname.replace(/\/+$/, '');
   const dispatcher =
     options.dispatcher ??
-    new Pool(origin, { connections: options.connections ?? 64, keepAliveTimeout: 30_000 });
+    new Pool(origin, {
+      connections: options.connections ?? defaultConfig.upstreamConnections,
+      keepAliveTimeout: 30_000,
+    });
   const { timeoutMs } = options;
 
   return {

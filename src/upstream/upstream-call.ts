@@ -10,7 +10,7 @@ export interface UpstreamRequest {
   readonly filterQuery: string;
   /** The upstream's cursor of the page, or null for the first. */
   readonly cursor: string | null;
-  /** Records asked for, 1..100; a policy may lower it (the budget does). */
+  /** Records asked for, 1..{@link UPSTREAM_MAX_LIMIT}; a policy may lower it (the budget does). */
   readonly limit: number;
   /** Records at the start of the page the caller will drop (it resumes inside the page). */
   readonly skip: number;
