@@ -4,6 +4,7 @@ import { budgetPolicy } from './policies/budget.js';
 import { CircuitBreaker, type BreakerOptions, type BreakerState } from './policies/breaker.js';
 import { cachePolicy } from './policies/cache.js';
 import { coalescePolicy } from './policies/coalesce.js';
+import { ledger } from './policies/ledger.js';
 import { observePolicy } from './policies/observe.js';
 import { retryPolicy } from './policies/retry.js';
 import { RETRY_BUDGET, RetryBudget } from './retry-budget.js';
@@ -60,7 +61,7 @@ export function wrap(call: UpstreamCall, ...policies: UpstreamPolicy[]): Upstrea
 /**
  * Builds the upstream pipeline. Every upstream request passes here, from the transport outward:
  *
- *   transport → observe → breaker → retry → cache → coalescing → budget
+ *   transport → ledger → observe → breaker → retry → cache → coalescing → budget
  *
  * The budget is outermost, so that a page the cache or a joined request serves settles to 0
  * credits; coalescing is outside the cache, so that concurrent calls for a page look it up once.
@@ -84,6 +85,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
   return {
     call: wrap(
       transport.call,
+      ledger(),
       observePolicy(observer),
       breaker.policy,
       retry,

@@ -1,6 +1,5 @@
 import { Pool, type Dispatcher } from 'undici';
 import { defaultConfig } from '../config.js';
-import { bodySize } from './body-size.js';
 import { buildPageQuery } from './build-query.js';
 import { endpoints } from './endpoints.js';
 import type { ListEnvelope, UpstreamRecord } from './types.js';
@@ -62,10 +61,10 @@ function networkError(error: unknown, timeoutMs: number): UpstreamError {
 }
 
 /**
- * Sends one GET over an undici keep-alive pool and returns facts: the success envelope, or an
- * `UpstreamError` with the status, the service's code, `retryAfter` and `requestId`. Books the
- * request in the call's ledger as it leaves, and the credits as the envelope arrives. It holds no
- * per-caller state: the key comes with each call.
+ * Sends one GET over an undici keep-alive pool and returns facts: the success envelope with the
+ * size of its body, or an `UpstreamError` with the status, the service's code, `retryAfter` and
+ * `requestId`. It books nothing (the `ledger` policy does) and holds no per-caller state: the key
+ * comes with each call.
  */
 export function createTransport(options: TransportOptions): Transport {
   const base = new URL(options.baseUrl);
@@ -80,7 +79,7 @@ export function createTransport(options: TransportOptions): Transport {
   const { timeoutMs } = options;
 
   return {
-    async call({ endpoint, filterQuery, cursor, limit, apiKey, ledger, signal }) {
+    async call({ endpoint, filterQuery, cursor, limit, apiKey, signal }) {
       const query = buildPageQuery(filterQuery, { cursor, limit });
       const path = `${prefix}${endpoints[endpoint].path}?${query}`;
       let response: Dispatcher.ResponseData;
@@ -98,7 +97,6 @@ export function createTransport(options: TransportOptions): Transport {
       const follow = () => controller.abort(signal?.reason);
       if (signal?.aborted) follow();
       else signal?.addEventListener('abort', follow, { once: true });
-      ledger.sent();
       try {
         response = await dispatcher.request({
           origin,
@@ -132,9 +130,7 @@ export function createTransport(options: TransportOptions): Transport {
             statusCode,
           );
         }
-        ledger.charged(body);
-        bodySize.set(body, text.length);
-        return body;
+        return { envelope: body, bytes: text.length };
       }
       throw errorFromResponse(statusCode, body, response.headers['retry-after']);
     },

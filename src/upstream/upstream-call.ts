@@ -31,11 +31,19 @@ export interface UpstreamRequest {
   readonly fresh?: boolean;
 }
 
+/** One page as the service answered it: facts, booked and cached by the policies around it. */
+export interface UpstreamPage {
+  /** The success envelope. */
+  readonly envelope: ListEnvelope<UpstreamRecord>;
+  /** The length of the body it was parsed from (characters, about its bytes): what it weighs. */
+  readonly bytes: number;
+}
+
 /**
- * Fetches one page: resolves with the success envelope, rejects with an `UpstreamError`. The
- * transport is one; every policy is another that wraps it, with the same signature.
+ * Fetches one page: resolves with the page, rejects with an `UpstreamError`. The transport is
+ * one; every policy is another that wraps it, with the same signature.
  */
-export type UpstreamCall = (request: UpstreamRequest) => Promise<ListEnvelope<UpstreamRecord>>;
+export type UpstreamCall = (request: UpstreamRequest) => Promise<UpstreamPage>;
 
 /** A policy (breaker, retry, cache, coalescing, budget...) wraps the call it is given. */
 export type UpstreamPolicy = (next: UpstreamCall) => UpstreamCall;

@@ -165,7 +165,7 @@ export class UpstreamSession {
       if (signal?.aborted) {
         throw this.#deadlinePassed(signal) ?? unavailable('aborted', 'the client went away');
       }
-      const envelope = await call({
+      const { envelope } = await call({
         endpoint,
         filterQuery,
         cursor,

@@ -37,7 +37,7 @@ function worstCaseSession() {
       meta,
     };
     ledger.charged(page);
-    return page;
+    return { envelope: page, bytes: 0 };
   };
   const session = new UpstreamSession({ call, apiKey: 'key', concurrency: 4 });
   return { session, charged: () => charged };

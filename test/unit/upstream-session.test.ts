@@ -25,7 +25,7 @@ function pendingCall() {
       meta,
     };
     ledger.charged(page);
-    return page;
+    return { envelope: page, bytes: 0 };
   };
   const releaseAll = async () => {
     while (waiting.length > 0 || inFlight > 0) {

@@ -57,9 +57,9 @@ export class CircuitBreaker {
     const probe = state === 'half-open';
     if (probe) this.#probing = true;
     try {
-      const envelope = await next(request);
+      const page = await next(request);
       this.#succeeded();
-      return envelope;
+      return page;
     } catch (error) {
       // A call its client aborted tells nothing of the service.
       const aborted =

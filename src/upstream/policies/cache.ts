@@ -1,4 +1,3 @@
-import { bodySize } from '../body-size.js';
 import { creditsOf } from '../credit-ledger.js';
 import { pageKey } from '../page-cache/page-key.js';
 import type { PageStore } from '../page-cache/page-store.js';
@@ -28,7 +27,7 @@ export function cachePolicy(
       if (cached) {
         request.ledger.served(cached.envelope, cached.receivedAt);
         observer?.served?.(request.endpoint, creditsOf(cached.envelope), 'cache');
-        return cached.envelope;
+        return cached;
       }
       claimed = await store.claim(key);
       if (!claimed) {
@@ -37,16 +36,15 @@ export function cachePolicy(
         if (stored) {
           request.ledger.served(stored.envelope, stored.receivedAt);
           observer?.served?.(request.endpoint, creditsOf(stored.envelope), 'cache');
-          return stored.envelope;
+          return stored;
         }
       }
       observer?.cacheMiss?.(request.endpoint);
     }
     try {
-      const envelope = await next(request);
-      const bytes = bodySize.get(envelope) ?? JSON.stringify(envelope).length;
-      store.set(key, { envelope, receivedAt: Date.now(), bytes });
-      return envelope;
+      const page = await next(request);
+      store.set(key, { envelope: page.envelope, bytes: page.bytes, receivedAt: Date.now() });
+      return page;
     } finally {
       if (claimed) store.release(key);
     }

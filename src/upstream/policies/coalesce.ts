@@ -1,15 +1,12 @@
 import { pageKey } from '../page-cache/page-key.js';
-import type { ListEnvelope, UpstreamRecord } from '../types.js';
 import { creditsOf } from '../credit-ledger.js';
-import type { UpstreamPolicy, UpstreamRequest } from '../upstream-call.js';
+import type { UpstreamPage, UpstreamPolicy, UpstreamRequest } from '../upstream-call.js';
 import type { UpstreamObserver } from '../upstream-observer.js';
 import { unavailable } from '../upstream-error.js';
 
-type Envelope = ListEnvelope<UpstreamRecord>;
-
 /** One request in flight, and the calls waiting for it. */
 interface Flight {
-  readonly promise: Promise<Envelope>;
+  readonly promise: Promise<UpstreamPage>;
   /** Aborts the request once every call waiting for it has gone. */
   readonly controller: AbortController;
   waiters: number;
@@ -59,11 +56,11 @@ function wait(
   request: UpstreamRequest,
   joined: boolean,
   observer: UpstreamObserver | undefined,
-): Promise<Envelope> {
+): Promise<UpstreamPage> {
   const { signal } = request;
   if (signal?.aborted) return Promise.reject(unavailable('aborted', 'the request was aborted'));
   flight.waiters++;
-  return new Promise<Envelope>((resolve, reject) => {
+  return new Promise<UpstreamPage>((resolve, reject) => {
     let left = false;
     const leave = () => {
       if (left) return false;
@@ -79,14 +76,14 @@ function wait(
     }
     signal?.addEventListener('abort', onAbort, { once: true });
     flight.promise.then(
-      (envelope) => {
+      (page) => {
         if (!leave()) return;
         // The first call's request booked the page in its ledger as it arrived.
         if (joined) {
-          request.ledger.served(envelope, Date.now());
-          observer?.served?.(request.endpoint, creditsOf(envelope), 'joined');
+          request.ledger.served(page.envelope, Date.now());
+          observer?.served?.(request.endpoint, creditsOf(page.envelope), 'joined');
         }
-        resolve(envelope);
+        resolve(page);
       },
       (error: unknown) => {
         if (leave()) reject(error);

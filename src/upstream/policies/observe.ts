@@ -14,14 +14,14 @@ export function observePolicy(observer: UpstreamObserver): UpstreamPolicy {
   return (next) => async (request) => {
     const started = performance.now();
     try {
-      const envelope = await next(request);
+      const page = await next(request);
       tell({
         endpoint: request.endpoint,
         status: 200,
         seconds: (performance.now() - started) / 1000,
-        credits: creditsOf(envelope),
+        credits: creditsOf(page.envelope),
       });
-      return envelope;
+      return page;
     } catch (error) {
       const facts = error instanceof UpstreamError ? error : undefined;
       tell({
