@@ -1,5 +1,5 @@
 import type { EndpointName } from './endpoints.js';
-import type { BreakerState } from './policies/breaker.js';
+import type { BreakerState } from './circuit-breaker.js';
 import type { UpstreamFailure } from './upstream-error.js';
 
 /** One HTTP exchange with the service, as it ended. */

@@ -210,8 +210,7 @@ describe('the hard stop while running (the session, without an estimate)', () =>
   afterAll(() => upstream.close());
 
   const session = (limit?: number) => {
-    const s = new UpstreamSession({
-      call: upstream.call,
+    const s = new UpstreamSession(upstream.shared, {
       apiKey: stack.sandbox.keys.demo,
       concurrency: 8,
     });

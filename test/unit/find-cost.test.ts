@@ -11,35 +11,33 @@ import {
 } from '../../src/nodes/investor-node.js';
 import { nodeTypes } from '../../src/nodes/node-types.js';
 import type { NodeId } from '../../src/nodes/node-type.js';
-import type { UpstreamRecord } from '../../src/upstream/types.js';
-import type { UpstreamCall } from '../../src/upstream/upstream-call.js';
+import { createUpstream } from '../../src/upstream/create-upstream.js';
 import { UpstreamSession } from '../../src/upstream/upstream-session.js';
+import { envelope, mockService, SERVICE } from '../helpers/mock-service.js';
 
 /**
  * A service at its most expensive for a lookup: every page is full, says there is more, and
  * holds only other records. What a lookup is charged there is the most it can ever cost.
  */
 function worstCaseSession() {
+  const service = mockService();
   let charged = 0;
   let serial = 0;
-  const call: UpstreamCall = async ({ limit, ledger }) => {
-    ledger.sent();
-    charged += limit;
-    const data = Array.from(
-      { length: limit },
-      () => ({ id: `other-${serial++}` }) as UpstreamRecord,
-    );
-    const meta = { endpoint: 'stand-in', creditsUsed: limit, creditsRemaining: 1_000_000 };
-    const page = {
-      success: true as const,
-      data,
-      pagination: { hasMore: true, nextCursor: `c${serial}` },
-      meta,
-    };
-    ledger.charged(page);
-    return { envelope: page, bytes: 0 };
-  };
-  const session = new UpstreamSession({ call, apiKey: 'key', concurrency: 4 });
+  service.pool
+    .intercept({ path: () => true })
+    .reply(200, ({ path }) => {
+      const limit = Number(new URL(path, SERVICE).searchParams.get('limit'));
+      charged += limit;
+      const data = Array.from({ length: limit }, () => ({ id: `other-${serial++}` }));
+      return envelope(data, { nextCursor: `c${serial}` });
+    })
+    .persist();
+  const upstream = createUpstream({
+    baseUrl: SERVICE,
+    timeoutMs: 5_000,
+    dispatcher: service.agent,
+  });
+  const session = new UpstreamSession(upstream.shared, { apiKey: 'key', concurrency: 4 });
   return { session, charged: () => charged };
 }
 

@@ -3,13 +3,16 @@ import type { UpstreamPolicy } from '../upstream-call.js';
 import { UpstreamError } from '../upstream-error.js';
 import type { UpstreamObserver } from '../upstream-observer.js';
 
+/** The events of {@link observe}: each exchange with the service (`exchange`). */
+export type ObserveEvents = Pick<UpstreamObserver, 'exchange'>;
+
 /**
- * Tells `observer` of each exchange with the service: endpoint, status, failure, duration and
- * credits. Wraps the transport directly, inside the breaker, so that it sees every request
- * actually sent (each retry) and nothing the breaker refused.
+ * Tells of each exchange with the service: endpoint, status, failure, duration and credits. It
+ * wraps the transport, inside the breaker, so that it sees every request actually sent (each
+ * retry) and nothing the breaker refused. Events: `exchange`.
  */
-export function observePolicy(observer: UpstreamObserver): UpstreamPolicy {
-  const tell = observer.exchange;
+export function observe(events: ObserveEvents): UpstreamPolicy {
+  const tell = events.exchange;
   if (!tell) return (next) => next;
   return (next) => async (request) => {
     const started = performance.now();
