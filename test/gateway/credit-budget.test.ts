@@ -27,7 +27,9 @@ describe('the budget, checked before anything runs', () => {
     expect(response.data ?? null).toBeNull();
     expect(response.errors).toEqual([
       {
-        message: expect.stringMatching(/up to 51 credits, above its budget of 50.*X-Credit-Budget/),
+        message: expect.stringMatching(
+          /estimated at 51 credits, above its budget of 50.*X-Credit-Budget/,
+        ),
         extensions: { code: 'CREDIT_BUDGET_EXCEEDED', estimate: 51, budget: 50 },
       },
     ]);
@@ -201,7 +203,7 @@ describe('the abuse shapes, under the default budget', () => {
   });
 });
 
-describe('the hard stop while running (the session, without an estimate)', () => {
+describe('the hard stop while running: at the budget, whatever the estimate', () => {
   let upstream: Upstream;
   beforeAll(() => {
     upstream = createUpstream({ baseUrl: stack.sandbox.url, timeoutMs: 5_000 });
@@ -214,7 +216,8 @@ describe('the hard stop while running (the session, without an estimate)', () =>
       apiKey: stack.sandbox.keys.demo,
       concurrency: 8,
     });
-    if (limit !== undefined) s.budget.limitTo(limit);
+    // An estimate of 1 credit: the stop is the budget, not the estimate.
+    if (limit !== undefined) s.budget.set(limit, 1);
     return s;
   };
   const list = (s: UpstreamSession, first: number, after?: string | null) =>
