@@ -192,9 +192,9 @@ function isNode(type: GraphQLObjectType): boolean {
  * declared `assumedCost` and each list of references its `assumedSize` (see `CreditCost`), sizes
  * the service does not bound. Over the validated document and one request's (coerced) variables.
  * The same page asked twice, or a record already seen, is counted again although the operation
- * pays for it once. What depends only on the document is planned
- * once per document and operation name (Yoga hands back the same parsed document for the same
- * text), and an operation without variables is estimated once.
+ * pays for it once. What depends only on the document is planned once per document and operation
+ * name (Yoga hands back the same parsed document for the same text), and an operation without
+ * variables is estimated once.
  */
 export function createEstimator(schema: GraphQLSchema, settings: EstimateSettings) {
   const plans = new WeakMap<DocumentNode, Map<string, Plan>>();

@@ -4,7 +4,6 @@ import { FIRST_RECORD_ONLY, findInList, withId } from './find-in-list.js';
 import {
   FIRST_RECORD_COST,
   LIST_RANK_ASSUMED,
-  lookupCredits,
   rankedLookupCost,
   type LookupCost,
 } from './lookup-cost.js';
@@ -18,10 +17,7 @@ const EVENT_LISTS = 3;
  * each list is filtered by the company, so the first record of the first list that has one holds
  * it, and an empty list charges nothing (one credit); three at most.
  */
-const BY_EVENTS: LookupCost = {
-  assumedCost: lookupCredits(LIST_RANK_ASSUMED),
-  worstCost: EVENT_LISTS,
-};
+const BY_EVENTS: LookupCost = { assumedCost: 1, worstCost: EVENT_LISTS };
 
 /**
  * A company: by its domain (one credit), or, with no domain in its id, as embedded in its newest
