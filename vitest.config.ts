@@ -13,6 +13,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     exclude: ['test/e2e/**'],
+    // Installs Debian's redis-server for the shared-cache suites when it is missing and it can;
+    // builds dist/ for the suites that start `node dist/main.js`.
+    globalSetup: ['test/setup/ensure-redis-server.ts', 'test/setup/build-dist.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

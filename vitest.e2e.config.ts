@@ -11,6 +11,7 @@ export default defineConfig({
     ...base.test,
     include: ['test/e2e/**/*.e2e.test.ts'],
     exclude: configDefaults.exclude,
+    globalSetup: [],
     testTimeout: 60_000,
   },
 });

@@ -1,4 +1,3 @@
-import { useGraphQlJit } from '@envelop/graphql-jit';
 import type { GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaServerOptions } from 'graphql-yoga';
 import type { Config } from './config.js';
@@ -21,8 +20,8 @@ import { useVariableErrors } from './plugins/use-variable-errors.js';
 import { useOperationReport, type OperationReport } from './plugins/use-operation-report.js';
 import { SUBGRAPH_PATH, useSubgraphRoute } from './plugins/use-subgraph-route.js';
 import { useMetricsEndpoint } from './plugins/use-metrics-endpoint.js';
-import { usePidHeader } from './plugins/use-pid-header.js';
 import { useBufferedResponses } from './plugins/use-buffered-responses.js';
+import { useCompiledOperations } from './plugins/use-compiled-operations.js';
 import { silentLogger, type Logger } from './logging/create-logger.js';
 import { operationLog } from './logging/operation-log.js';
 import { yogaLogger } from './logging/yoga-logger.js';
@@ -45,8 +44,6 @@ export interface AppDeps {
    * primary); absent, the app serves no `/metrics` (off, or on `METRICS_PORT`).
    */
   scrapeMetrics?: () => Promise<string>;
-  /** Adds `X-Gateway-Pid` to every response: which process answered (tests of `WORKERS`). */
-  pidHeader?: boolean;
 }
 
 /** The query GraphiQL opens with: a list and a nested edge, with the credits it costs. */
@@ -124,8 +121,6 @@ function graphqlServer(
       exposedHeaders: ['X-Request-Id', ...CREDIT_HEADERS],
       maxAge: 600,
     },
-    // graphql-jit compiles each operation once (cached) and cut the gateway's CPU per 20-record
-    // page by about 40% in bench/ (see BENCHMARKS.md).
     plugins: [
       ...front,
       // Before useRequestBodyLimit, which wraps whichever request parser is chosen.
@@ -148,7 +143,7 @@ function graphqlServer(
         maxBudget: config.creditBudgetMax,
         maxRecords: config.maxResponseRecords,
       }),
-      useGraphQlJit(),
+      useCompiledOperations(),
       usePartialErrors(),
       useCreditsExtension(),
     ],
@@ -157,12 +152,11 @@ function graphqlServer(
   });
 }
 
-/** The plugins in front of both endpoints: request ids and reports, the pid, Buffer bodies. */
-function frontPlugins({ deps, report }: Shared, endpoint: string): Plugin[] {
+/** The plugins in front of both endpoints: request ids and reports, Buffer bodies. */
+function frontPlugins({ report }: Shared, endpoint: string): Plugin[] {
   return [
     // First: every response gets its X-Request-Id, even one another plugin ends early.
     useOperationReport(report, endpoint),
-    ...(deps.pidHeader ? [usePidHeader()] : []),
     useBufferedResponses(),
   ];
 }

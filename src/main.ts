@@ -14,7 +14,8 @@ async function main() {
   const logger = createLogger(config.logLevel);
 
   if (cluster.isWorker) {
-    const gateway = await serveGateway(config, logger, {
+    const gateway = await serveGateway(config, {
+      logger,
       upstreamUrl: process.env[WORKER_ENV.upstreamUrl] ?? '',
       graphiqlApiKey: process.env[WORKER_ENV.graphiqlApiKey],
       clusterWorker: true,
@@ -52,7 +53,7 @@ async function main() {
     return;
   }
 
-  const gateway = await serveGateway(config, logger, { upstreamUrl, graphiqlApiKey });
+  const gateway = await serveGateway(config, { logger, upstreamUrl, graphiqlApiKey });
   logger.info(
     `GraphQL gateway on http://localhost:${gateway.port}/graphql (GraphiQL in a browser)`,
   );

@@ -15,6 +15,8 @@ export class RecordStore {
   /** One loader per node type, made on first use; each entry's types are those of its key. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly #loaders = new Map<NodeType<any, any>, EntityLoader<any, any>>();
+  /** The node type of every record primed; the records themselves stay frozen and shared. */
+  readonly #typenames = new WeakMap<object, string>();
 
   constructor(session: UpstreamSession) {
     this.#session = session;
@@ -32,9 +34,19 @@ export class RecordStore {
     return this.#loader(node).load(id);
   }
 
+  /**
+   * The node type of a record this operation received: the one whose loader holds it. Cached
+   * pages are frozen and shared between operations, so a record carries no mark of its type;
+   * `Node` and `_Entity` resolve it here instead. Null for an object no page carried.
+   */
+  typenameOf(record: unknown): string | null {
+    return (typeof record === 'object' && record !== null && this.#typenames.get(record)) || null;
+  }
+
   /** Remembers `record` and the records it embeds; ignores null and malformed items. */
   readonly prime: Prime = (node, record) => {
     if (!isRecord(record)) return;
+    this.#typenames.set(record, node.typename);
     this.#loader(node).prime(record);
     node.embeds(record, this.prime);
   };

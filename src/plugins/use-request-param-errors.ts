@@ -5,12 +5,16 @@ import { ErrorCode } from '../errors.js';
 /** The parameters a query string or a form body carries as JSON text. */
 const JSON_PARAMS = ['variables', 'extensions'] as const;
 
-function isFormBody(request: Request) {
-  const type = request.headers.get('content-type')?.split(',')[0]?.trim().toLowerCase();
-  return (
-    type === 'application/x-www-form-urlencoded' ||
-    !!type?.startsWith('application/x-www-form-urlencoded;')
-  );
+/** The media type of the request's body, lower-cased, without its parameters. */
+function mediaType(request: Request): string | undefined {
+  return request.headers.get('content-type')?.split(/[,;]/)[0]?.trim().toLowerCase();
+}
+
+/** A refusal of the request's parameters: HTTP 400 BAD_REQUEST with `message`. */
+function badRequest(message: string): GraphQLError {
+  return new GraphQLError(message, {
+    extensions: { code: ErrorCode.BAD_REQUEST, http: { status: 400 } },
+  });
 }
 
 function paramsFrom(search: URLSearchParams): GraphQLParams {
@@ -24,9 +28,8 @@ function paramsFrom(search: URLSearchParams): GraphQLParams {
     try {
       params[name] = JSON.parse(text) as Record<string, unknown>;
     } catch {
-      throw new GraphQLError(
+      throw badRequest(
         `The "${name}" parameter is not valid JSON: send a URL-encoded JSON object such as {"first":5}.`,
-        { extensions: { code: ErrorCode.BAD_REQUEST, http: { status: 400 } } },
       );
     }
   }
@@ -38,7 +41,9 @@ function paramsFrom(search: URLSearchParams): GraphQLParams {
  * but answers HTTP 400 BAD_REQUEST naming the parameter when `variables` or `extensions` is not
  * JSON. Yoga's own parsers let `JSON.parse`'s SyntaxError escape, which is masked to a 500
  * "Unexpected error." and logged with its stack. Whether a parsed value has the right type (an
- * object) is still checked by Yoga, also as a 400 BAD_REQUEST.
+ * object) is still checked by Yoga, also as a 400 BAD_REQUEST. A multipart body (the GraphQL
+ * multipart request) that Yoga's parser refuses (`operations` or `map` missing or not JSON) is
+ * answered 400 BAD_REQUEST with Yoga's message, which it gives without a code and with status 200.
  *
  * Must come before plugins that wrap the chosen parser (useRequestBodyLimit).
  */
@@ -51,8 +56,23 @@ export function useRequestParamErrors(): Plugin {
           const at = get.url.indexOf('?');
           return paramsFrom(new URLSearchParams(at < 0 ? '' : get.url.slice(at + 1)));
         });
-      } else if (request.method === 'POST' && isFormBody(request)) {
-        setRequestParser(async (post) => paramsFrom(new URLSearchParams(await post.text())));
+      } else if (request.method === 'POST') {
+        const type = mediaType(request);
+        if (type === 'application/x-www-form-urlencoded') {
+          setRequestParser(async (post) => paramsFrom(new URLSearchParams(await post.text())));
+        } else if (type === 'multipart/form-data') {
+          const parse = requestParser;
+          setRequestParser(async (post) => {
+            try {
+              return await parse(post);
+            } catch (error) {
+              if (error instanceof GraphQLError && !error.extensions['code']) {
+                throw badRequest(error.message);
+              }
+              throw error;
+            }
+          });
+        }
       }
     },
   };

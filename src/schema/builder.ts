@@ -31,6 +31,10 @@ export const builder = new SchemaBuilder<SchemaTypes>({
     nodesQueryOptions: false,
     // Most graphs a subgraph joins have a PageInfo of their own: the same fields, shareable.
     pageInfoTypeOptions: { shareable: true },
+    // Loaded records are not branded with their type: cached pages are frozen and shared by
+    // every operation. `Node` reads the type from the operation's record store instead.
+    brandLoadedObjects: false,
+    nodeTypeOptions: { resolveType: (record, { records }) => records.typenameOf(record) },
     encodeGlobalID: (typename, id, { config }) => encodeGlobalId(typename, id, config.cursorSecret),
     decodeGlobalID: (globalId, { config }) => decodeGlobalId(globalId, config.cursorSecret),
   },

@@ -3,11 +3,12 @@ import { parse, print } from 'graphql';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { useApq } from '../../src/plugins/use-apq.js';
-import { spentOn, startStack, type Stack } from '../helpers/start-stack.js';
+import { spentOn, startStack, type Stack, NO_CACHE } from '../helpers/start-stack.js';
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack();
+  // Counts upstream requests and credits: every operation asks for fresh pages.
+  stack = await startStack({ headers: NO_CACHE });
 });
 afterAll(() => stack?.close());
 beforeEach(() => stack.sandbox.reset());
@@ -26,6 +27,8 @@ function headers(key: string | null = 'demo-key'): Record<string, string> {
     'content-type': 'application/json',
     accept: 'application/graphql-response+json,application/json;q=0.9',
     ...(key ? { 'x-api-key': key } : {}),
+    // Compares upstream requests and credits: every operation asks for fresh pages.
+    ...NO_CACHE,
   };
 }
 

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { SMALL_SIZES, startGateway, type Gateway } from '../helpers/start-stack.js';
+import { NO_CACHE, SMALL_SIZES, startGateway, type Gateway } from '../helpers/start-stack.js';
 
 const LIST = `{ fundingEvents(first: 3) { nodes { uuid } } }`;
 
@@ -24,6 +24,8 @@ describe('the circuit breaker', () => {
     // Opens after 3 failures in a row, for 600 ms; no retries, so that each operation is one call.
     gateway = await startGateway(sandbox, {
       config: { breakerFailures: 3, breakerOpenMs: 600, upstreamRetries: 0 },
+      // Each operation must reach the service.
+      headers: NO_CACHE,
     });
   });
   afterEach(() => gateway.close());
@@ -81,12 +83,17 @@ describe('the circuit breaker', () => {
 
   it('clients that go away are not failures of the service', async () => {
     sandbox.setLatency({ fixedMs: 300 });
-    const aborted = Array.from({ length: 5 }, async () => {
+    // Five distinct operations: concurrent equal pages would be joined into one request.
+    const aborted = Array.from({ length: 5 }, async (_, i) => {
       const controller = new AbortController();
       const request = fetch(gateway.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': sandbox.keys.demo },
-        body: JSON.stringify({ query: LIST }),
+        headers: {
+          'content-type': 'application/json',
+          'x-api-key': sandbox.keys.demo,
+          ...NO_CACHE,
+        },
+        body: JSON.stringify({ query: `{ fundingEvents(first: ${i + 1}) { nodes { uuid } } }` }),
         signal: controller.signal,
       }).catch(() => null);
       await sleep(100);

@@ -4,7 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { SMALL_SIZES } from '../helpers/start-stack.js';
 import { parseMetrics, valueOf } from '../helpers/prometheus.js';
-import { freePort, killGatewayProcesses, startGatewayProcess } from '../helpers/start-process.js';
+import {
+  freePort,
+  killGatewayProcesses,
+  startGatewayProcess,
+  type GatewayProcess,
+} from '../helpers/start-process.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -15,13 +20,28 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-/** `npm run dev`'s gateway in a process of its own (NODE_ENV=test: it names its pid). */
+/** `npm run dev`'s gateway in a process of its own, logging one line per operation. */
 const startProcess = (env: Record<string, string>) =>
-  startGatewayProcess({ NODE_ENV: 'test', UPSTREAM_URL: sandbox.url, LOG_LEVEL: 'warn', ...env });
+  startGatewayProcess({ UPSTREAM_URL: sandbox.url, LOG_LEVEL: 'info', ...env });
+
+/**
+ * The pid in the operation line the gateway logged for `requestId` (pino stamps every line with
+ * its process's pid): which worker answered, read as an operator would.
+ */
+async function loggedPid(gateway: GatewayProcess, requestId: string): Promise<number> {
+  for (const until = Date.now() + 3_000; Date.now() < until; await sleep(20)) {
+    for (const line of gateway.output().split('\n')) {
+      if (!line.includes(requestId)) continue;
+      const entry = JSON.parse(line) as { requestId?: string; pid?: number };
+      if (entry.requestId === requestId && entry.pid) return entry.pid;
+    }
+  }
+  throw new Error(`no log line for request ${requestId}`);
+}
 
 /** One operation on a connection of its own; the pid of the worker that answered. */
-async function pidOf(origin: string): Promise<number> {
-  const response = await request(`${origin}/graphql`, {
+async function pidOf(gateway: GatewayProcess): Promise<number> {
+  const response = await request(`${gateway.origin}/graphql`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -36,7 +56,7 @@ async function pidOf(origin: string): Promise<number> {
   });
   const body = (await response.body.json()) as { errors?: unknown };
   expect(body.errors).toBeUndefined();
-  return Number(response.headers['x-gateway-pid']);
+  return loggedPid(gateway, String(response.headers['x-request-id']));
 }
 
 describe('WORKERS=2', () => {
@@ -48,7 +68,7 @@ describe('WORKERS=2', () => {
       const pids = new Set<number>();
       let sent = 0;
       for (const until = Date.now() + 30_000; (pids.size < 2 || sent < 20) && Date.now() < until;) {
-        pids.add(await pidOf(gateway.origin));
+        pids.add(await pidOf(gateway));
         sent++;
       }
       expect(pids.size).toBe(2);
@@ -70,7 +90,7 @@ describe('WORKERS=2', () => {
       // Its replacement boots in a few seconds; meanwhile the other worker answers.
       for (const until = Date.now() + 30_000; after.size < 2 && Date.now() < until;) {
         try {
-          const pid = await pidOf(gateway.origin);
+          const pid = await pidOf(gateway);
           if (pid !== victim) after.add(pid);
         } catch {
           // the dying worker's connection
@@ -94,7 +114,7 @@ describe('WORKERS=2', () => {
     const on = await startProcess({});
     const off = await startProcess({ METRICS: 'off' });
     try {
-      await pidOf(on.origin);
+      await pidOf(on);
       const samples = parseMetrics(await (await fetch(`${on.origin}/metrics`)).text());
       expect(valueOf(samples, 'gateway_operations_total')).toBe(1);
       expect(valueOf(samples, 'process_cpu_seconds_total')).toBeGreaterThan(0);

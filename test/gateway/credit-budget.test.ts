@@ -4,11 +4,12 @@ import { justBefore } from '../../src/nodes/find-in-list.js';
 import { resolveUpstreamConnection } from '../../src/pagination/resolve-upstream-connection.js';
 import { createUpstream, type Upstream } from '../../src/upstream/create-upstream.js';
 import { UpstreamSession } from '../../src/upstream/upstream-session.js';
-import { startStack, type Stack, spentOn } from '../helpers/start-stack.js';
+import { startStack, type Stack, spentOn, NO_CACHE } from '../helpers/start-stack.js';
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack();
+  // Counts upstream requests and credits: every operation asks for fresh pages.
+  stack = await startStack({ headers: NO_CACHE });
 });
 afterAll(() => stack?.close());
 beforeEach(() => stack.sandbox.reset());
@@ -340,7 +341,11 @@ describe('a client that goes away', () => {
     const controller = new AbortController();
     const request = fetch(stack.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': stack.sandbox.keys.demo },
+      headers: {
+        'content-type': 'application/json',
+        'x-api-key': stack.sandbox.keys.demo,
+        ...NO_CACHE,
+      },
       body: JSON.stringify({ query: `{ fundingEvents(first: 500) { nodes { uuid } } }` }),
       signal: controller.signal,
     }).catch((error: Error) => error);

@@ -1,11 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { spentOn, startStack, type GraphQLResponse, type Stack } from '../helpers/start-stack.js';
+import {
+  NO_CACHE,
+  spentOn,
+  startStack,
+  type GraphQLResponse,
+  type Stack,
+} from '../helpers/start-stack.js';
 
 let stack: Stack;
 
 beforeAll(async () => {
-  stack = await startStack();
+  // Compares upstream requests and credits with the sandbox's log: fresh pages every time.
+  stack = await startStack({ headers: NO_CACHE });
 });
 afterAll(() => stack?.close());
 beforeEach(() => stack.sandbox.reset());
@@ -21,6 +28,7 @@ async function subgraph<D = any>(
     headers: {
       'content-type': 'application/json',
       ...(key === null ? {} : { 'x-api-key': key }),
+      ...NO_CACHE,
       ...headers,
     },
     body: JSON.stringify({ query, variables }),

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config.js';
 import { encodeGlobalId, formatLocalId } from '../../src/nodes/global-id.js';
-import { startStack, type Stack, spentOn } from '../helpers/start-stack.js';
+import { startStack, type Stack, spentOn, NO_CACHE } from '../helpers/start-stack.js';
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack();
+  // Counts upstream requests and credits: every operation asks for fresh pages.
+  stack = await startStack({ headers: NO_CACHE });
 });
 afterAll(() => stack?.close());
 beforeEach(() => stack.sandbox.reset());

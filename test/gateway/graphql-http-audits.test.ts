@@ -1,21 +1,24 @@
 import { serverAudits } from 'graphql-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../../src/app.js';
+import type { App } from '../../src/app.js';
 import { defaultConfig } from '../../src/config.js';
+import { createGateway, type Gateway } from '../../src/create-gateway.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { createUpstream, type Upstream } from '../../src/upstream/create-upstream.js';
 import { SMALL_SIZES } from '../helpers/start-stack.js';
 
 let sandbox: Sandbox;
-let upstream: Upstream;
+let gateway: Gateway;
 let app: App;
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, quiet: true, sizes: SMALL_SIZES });
-  upstream = createUpstream({ baseUrl: sandbox.url, timeoutMs: 2_000 });
-  app = createApp(defaultConfig, { upstream });
+  gateway = await createGateway(defaultConfig, {
+    upstreamUrl: sandbox.url,
+    processMetrics: false,
+  });
+  app = gateway.app;
 });
 afterAll(async () => {
-  await upstream?.close();
+  await gateway?.close();
   await sandbox?.close();
 });
 

@@ -25,7 +25,13 @@ beforeAll(async () => {
   sandbox.addKey(KEYS.rateLimited, { ratePerSecond: 1 });
   gateway = await startGateway(sandbox, {
     logger: log.logger,
-    config: { upstreamTimeoutMs: 300, retryAfterMaxMs: 0, operationTimeoutMs: 600 },
+    // Every error path in a row: the breaker (its own suite) would open between them.
+    config: {
+      upstreamTimeoutMs: 300,
+      retryAfterMaxMs: 0,
+      operationTimeoutMs: 600,
+      breakerFailures: 10_000,
+    },
   });
 });
 afterAll(async () => {
@@ -42,7 +48,8 @@ const operationLines = () => log.lines.filter((line) => line.msg === 'operation'
 async function post(body: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(gateway.url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
+    // Every error path must reach the service: no page is served from the cache.
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-cache', ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await response.text();

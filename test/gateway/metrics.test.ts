@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { endpoints, type EndpointName } from '../../src/upstream/endpoints.js';
-import { SMALL_SIZES, startGateway, type Gateway } from '../helpers/start-stack.js';
+import { SMALL_SIZES, startGateway, type Gateway, NO_CACHE } from '../helpers/start-stack.js';
 import { scrape, valueOf, type Sample } from '../helpers/prometheus.js';
 
 /** A key no label may ever show. */
@@ -25,7 +25,8 @@ beforeEach(async () => {
   // A gateway of its own per test: counters start at zero.
   await gateway?.close();
   sandbox.reset();
-  gateway = await startGateway(sandbox);
+  // Counts upstream requests and credits: every operation asks for fresh pages.
+  gateway = await startGateway(sandbox, { headers: NO_CACHE });
 });
 
 const metrics = () => scrape(`${gateway.origin}/metrics`);

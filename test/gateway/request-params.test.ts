@@ -48,6 +48,46 @@ describe('malformed GraphQL parameters are HTTP 400 BAD_REQUEST, before any requ
     expect(stack.sandbox.requestLog()).toHaveLength(0);
   });
 
+  /** A GraphQL multipart request (as upload clients send it) with these form fields. */
+  function multipart(fields: Record<string, string>): FormData {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(fields)) form.append(name, value);
+    return form;
+  }
+
+  it.each([
+    ['"operations" that is not JSON', { operations: 'junk{', map: '{}' }, '"operations"'],
+    ['no "operations"', { map: '{}' }, '"operations"'],
+    [
+      '"map" that is not JSON',
+      {
+        operations: JSON.stringify({ query: `{ companies(first: 1) { nodes { uuid } } }` }),
+        map: 'x',
+      },
+      '"map"',
+    ],
+  ])('a multipart POST with %s', async (_what, fields, named) => {
+    const { status, body } = await send(stack.url, { method: 'POST', body: multipart(fields) });
+    expect(status).toBe(400);
+    expect(body.errors).toEqual([
+      expect.objectContaining({
+        message: expect.stringContaining(named),
+        extensions: { code: 'BAD_REQUEST' },
+      }),
+    ]);
+    expect(stack.sandbox.requestLog()).toHaveLength(0);
+  });
+
+  it('a well-formed multipart POST still runs', async () => {
+    const operations = JSON.stringify({ query: `{ companies(first: 1) { nodes { uuid } } }` });
+    const { status, body } = await send(stack.url, {
+      method: 'POST',
+      body: multipart({ operations, map: '{}' }),
+    });
+    expect(status).toBe(200);
+    expect(body.data.companies.nodes).toHaveLength(1);
+  });
+
   it.each([
     ['a body that is not JSON', '{"query": "{ __typename }"'],
     ['variables that are a string', JSON.stringify({ query: '{ __typename }', variables: 'x' })],

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { SMALL_SIZES, startGateway, type Gateway } from '../helpers/start-stack.js';
+import { SMALL_SIZES, startGateway, type Gateway, NO_CACHE } from '../helpers/start-stack.js';
 
 const LIST = `{ fundingEvents(first: 3) { nodes { uuid } } }`;
 
@@ -8,7 +8,8 @@ let sandbox: Sandbox;
 let gateway: Gateway;
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, quiet: true, sizes: SMALL_SIZES });
-  gateway = await startGateway(sandbox, { config: { upstreamTimeoutMs: 300 } });
+  // Counts upstream requests and credits: every operation asks for fresh pages.
+  gateway = await startGateway(sandbox, { config: { upstreamTimeoutMs: 300 }, headers: NO_CACHE });
 });
 afterAll(async () => {
   await gateway?.close();
@@ -94,7 +95,10 @@ describe('429', () => {
   });
 
   it('a wait that would outlast the operation deadline is not started', async () => {
-    const hurried = await startGateway(sandbox, { config: { operationTimeoutMs: 800 } });
+    const hurried = await startGateway(sandbox, {
+      config: { operationTimeoutMs: 800 },
+      headers: NO_CACHE,
+    });
     try {
       sandbox.scriptFaults([{ kind: 'tooManyRequests', retryAfter: 1 }]);
       const response = await hurried.gql(LIST);
@@ -139,12 +143,21 @@ describe('429', () => {
 
 describe('the retry budget', () => {
   it('with every call failing, at most 1.2 upstream calls per operation', async () => {
-    const fresh = await startGateway(sandbox);
+    // Every call fails: the breaker (its own suite) would stop the calls this counts.
+    const fresh = await startGateway(sandbox, {
+      config: { breakerFailures: 10_000 },
+      headers: NO_CACHE,
+    });
     try {
       sandbox.setFaults({ serverError: 1 });
       const operations = 200;
       for (let sent = 0; sent < operations; sent += 20) {
-        const batch = await Promise.all(Array.from({ length: 20 }, () => fresh.gql(LIST)));
+        // Distinct operations: concurrent equal pages would be joined into one request.
+        const batch = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            fresh.gql(`{ fundingEvents(first: ${i + 1}) { nodes { uuid } } }`),
+          ),
+        );
         for (const response of batch) {
           expect(response.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
         }

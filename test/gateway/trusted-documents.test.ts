@@ -7,7 +7,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { startGateway, startStack, type Gateway, type Stack } from '../helpers/start-stack.js';
+import {
+  NO_CACHE,
+  startGateway,
+  startStack,
+  type Gateway,
+  type Stack,
+} from '../helpers/start-stack.js';
 
 const hash = (algorithm: 'sha256' | 'md5', text: string) =>
   createHash(algorithm).update(text, 'utf8').digest('hex');
@@ -39,7 +45,7 @@ beforeAll(async () => {
   );
   const { trustedDocuments } = loadConfig({ TRUSTED_DOCUMENTS: path });
   stack = await startStack({ config: { trustedDocuments } });
-  open = await startGateway(stack.sandbox);
+  open = await startGateway(stack.sandbox, { headers: NO_CACHE });
 });
 afterAll(async () => {
   await open?.close();
@@ -51,6 +57,8 @@ const JSON_HEADERS = {
   'content-type': 'application/json',
   accept: 'application/graphql-response+json,application/json;q=0.9',
   'x-api-key': 'demo-key',
+  // Compares upstream requests and credits: every operation asks for fresh pages.
+  ...NO_CACHE,
 };
 
 async function send(url: string, init: RequestInit = {}) {

@@ -1,8 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp } from '../../src/app.js';
 import { defaultConfig } from '../../src/config.js';
-import { createUpstream } from '../../src/upstream/create-upstream.js';
+import { createGateway } from '../../src/create-gateway.js';
 
 /** A gateway in front of a stand-in service. */
 export interface StandIn {
@@ -13,7 +12,8 @@ export interface StandIn {
 
 /**
  * Serves, for every request, a one-page success envelope whose `data` is `dataFor(url)` (one
- * credit per item), and a gateway in front of it. For records the sandbox would never send.
+ * credit per item), and a gateway in front of it, built by the composition root with the
+ * defaults. For records the sandbox would never send.
  */
 export async function startStandIn(dataFor: (url: URL) => unknown[]): Promise<StandIn> {
   const server = createServer((req, res) => {
@@ -30,18 +30,17 @@ export async function startStandIn(dataFor: (url: URL) => unknown[]): Promise<St
     );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const upstream = createUpstream({
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    timeoutMs: 1000,
-  });
   // Budgets are not what these tests are about: room for any query they send.
-  const app = createApp(
+  const gateway = await createGateway(
     { ...defaultConfig, creditBudgetDefault: 1_000_000, creditBudgetMax: 1_000_000 },
-    { upstream },
+    {
+      upstreamUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      processMetrics: false,
+    },
   );
   return {
     async gql(query, variables = {}) {
-      const response = await app.fetch('http://gateway/graphql', {
+      const response = await gateway.app.fetch('http://gateway/graphql', {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': 'k' },
         body: JSON.stringify({ query, variables }),
@@ -49,7 +48,7 @@ export async function startStandIn(dataFor: (url: URL) => unknown[]): Promise<St
       return response.json();
     },
     async close() {
-      await upstream.close();
+      await gateway.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

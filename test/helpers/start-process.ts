@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { settings } from '../../src/config.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -40,15 +41,27 @@ export function killGatewayProcesses(): void {
   started.clear();
 }
 
+/** This process's environment without any of the gateway's settings: only `env` sets them. */
+function environmentWithoutSettings(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const { env: variable } of Object.values(settings)) delete env[variable];
+  return env;
+}
+
 /**
- * Starts `node --import tsx src/main.ts` on a free loopback port with `env` over this process's
- * environment (set `UPSTREAM_URL`), and resolves once `/healthz` answers.
+ * Starts the gateway on a free loopback port with only `env` set of its settings: `npm run dev`'s
+ * `node --import tsx src/main.ts`, or with `dist`, `npm start`'s `node dist/main.js` (the test
+ * run builds it first). Resolves once `/healthz` answers.
  */
-export async function startGatewayProcess(env: Record<string, string>): Promise<GatewayProcess> {
+export async function startGatewayProcess(
+  env: Record<string, string>,
+  { dist = false } = {},
+): Promise<GatewayProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const args = dist ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts'];
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env },
+    env: { ...environmentWithoutSettings(), PORT: String(port), HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   started.add(child);

@@ -1,14 +1,9 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createApp } from '../../src/app.js';
 import { defaultConfig, type Config } from '../../src/config.js';
+import type { Gateway as ComposedGateway } from '../../src/create-gateway.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
-import { createUpstream, type UpstreamOptions } from '../../src/upstream/create-upstream.js';
-import { observeAll } from '../../src/upstream/upstream-observer.js';
-import { silentLogger, type Logger } from '../../src/logging/create-logger.js';
-import { upstreamLog } from '../../src/logging/upstream-log.js';
-import { GatewayMetrics } from '../../src/metrics/gateway-metrics.js';
-import { upstreamOptions } from '../../src/serve-gateway.js';
+import { serveGateway } from '../../src/serve-gateway.js';
+import type { UpstreamOptions } from '../../src/upstream/create-upstream.js';
+import type { Logger } from '../../src/logging/create-logger.js';
 
 /** Small data, so that a suite starts in well under a second. */
 export const SMALL_SIZES = {
@@ -25,6 +20,12 @@ export function spentOn(sandbox: Sandbox): { requests: number; credits: number }
   const log = sandbox.requestLog();
   return { requests: log.length, credits: log.reduce((sum, entry) => sum + entry.records, 0) };
 }
+
+/**
+ * Request headers that make an operation fetch every page from the service (and pay for it),
+ * whatever the page cache holds: for tests that count upstream requests and credits.
+ */
+export const NO_CACHE = { 'cache-control': 'no-cache' } as const;
 
 /** A GraphQL response as the client sees it, with the HTTP status. */
 export interface GraphQLResponse<D = any> {
@@ -45,6 +46,8 @@ export interface Gateway {
   url: string;
   /** Its origin, e.g. `http://127.0.0.1:41234` (for `/metrics`, `/healthz`). */
   origin: string;
+  /** What the composition root built (the app, the upstream, the metrics). */
+  composed: ComposedGateway;
   /** POSTs a query with `key` (default the demo key; null sends none). */
   gql<D = any>(
     query: string,
@@ -62,56 +65,45 @@ export interface Stack extends Gateway {
 
 /** Options of {@link startGateway} and {@link startStack}. */
 export interface GatewayOptions {
-  /** Settings over the defaults. The page cache is off unless `cacheTtlSeconds` is set. */
+  /** Settings over the defaults (say why in the suite). */
   config?: Partial<Config>;
   /** The upstream pipeline's options over those the config gives, e.g. a tiny cache bound. */
   upstream?: Partial<UpstreamOptions>;
   /** Where the gateway logs (a test captures it); absent, nowhere. */
   logger?: Logger;
+  /**
+   * Headers `gql` sends with every request (under its own): {@link NO_CACHE} for a suite
+   * that counts upstream requests and credits (a client asking for fresh data, the config as
+   * shipped).
+   */
+  headers?: Record<string, string>;
 }
 
 /**
- * Starts a gateway in front of `sandbox` on loopback port 0, wired as `npm start` wires it (with
- * metrics at `/metrics`, without process metrics; logs to `options.logger`, else nowhere). The
- * suites count each operation's upstream requests, so the page cache is off by default (its own
- * suite turns it on), and the breaker opens only after 10,000 failures (its suite sets fewer).
+ * Starts a gateway in front of `sandbox` on loopback port 0, built by the same composition root
+ * and with the same defaults as `npm start` (page cache on, in memory; the default budget;
+ * metrics at `/metrics`), with `options.config` over them. Logs go to `options.logger`, else
+ * nowhere. A suite that counts upstream requests sends {@link NO_CACHE} or a key of its own.
  */
 export async function startGateway(
   sandbox: Sandbox,
   options: GatewayOptions = {},
 ): Promise<Gateway> {
-  const config: Config = {
-    ...defaultConfig,
-    upstreamTimeoutMs: 5_000,
-    cacheTtlSeconds: 0,
-    // Fault tests would open the breaker for the tests after them: its own suite sets it.
-    breakerFailures: 10_000,
-    ...options.config,
-  };
-  const logger = options.logger ?? silentLogger();
-  const log = upstreamLog(logger);
-  const metrics = new GatewayMetrics({ cacheBytes: () => upstream.cacheBytes() });
-  const upstream = createUpstream({
-    ...upstreamOptions(config, sandbox.url),
-    observer: observeAll(metrics.upstream, log.observer),
-    ...options.upstream,
+  const config: Config = { ...defaultConfig, port: 0, host: '127.0.0.1', ...options.config };
+  const serving = await serveGateway(config, {
+    upstreamUrl: sandbox.url,
+    graphiqlApiKey: sandbox.keys.demo,
+    logger: options.logger,
+    // Node's process metrics are the process's, not this gateway's: several run in one test.
+    processMetrics: false,
+    upstream: options.upstream,
   });
-  await upstream.ready(2_000);
-  const server: Server = createServer(
-    createApp(config, {
-      upstream,
-      graphiqlApiKey: sandbox.keys.demo,
-      logger,
-      metrics,
-      scrapeMetrics: () => metrics.scrape(),
-    }),
-  );
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const origin = `http://127.0.0.1:${serving.port}`;
   const url = `${origin}/graphql`;
   return {
     url,
     origin,
+    composed: serving.gateway,
     async gql(query, variables, { key = sandbox.keys.demo, headers = {} } = {}) {
       const response = await fetch(url, {
         method: 'POST',
@@ -119,6 +111,7 @@ export async function startGateway(
           'content-type': 'application/json',
           accept: 'application/graphql-response+json, application/json',
           ...(key ? { 'x-api-key': key } : {}),
+          ...options.headers,
           ...headers,
         },
         body: JSON.stringify({ query, variables }),
@@ -126,10 +119,8 @@ export async function startGateway(
       return { status: response.status, ...((await response.json()) as object) };
     },
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      log.close();
-      await upstream.close();
+      serving.server.closeAllConnections();
+      await serving.shutdown();
     },
   };
 }

@@ -1,0 +1,118 @@
+import { createApp, type App } from './app.js';
+import type { Config } from './config.js';
+import { silentLogger, type Logger } from './logging/create-logger.js';
+import { upstreamLog } from './logging/upstream-log.js';
+import { joinClusterMetrics } from './metrics/cluster-metrics.js';
+import { GatewayMetrics } from './metrics/gateway-metrics.js';
+import { createUpstream, type Upstream, type UpstreamOptions } from './upstream/create-upstream.js';
+import type { PageCacheOptions } from './upstream/page-cache/create-page-store.js';
+import { observeAll } from './upstream/upstream-observer.js';
+
+/** How long the gateway waits for Redis at boot before it starts without the shared cache. */
+const REDIS_CONNECT_MS = 3_000;
+
+/** What {@link createGateway} takes besides the settings: what main.ts decided, and test parts. */
+export interface GatewayParts {
+  /** The service's base URL (`UPSTREAM_URL`, or the sandbox main.ts started). */
+  upstreamUrl: string;
+  /** Where logs go; absent, nowhere. */
+  logger?: Logger;
+  /** A key to prefill in GraphiQL (the sandbox's public demo key), if any. */
+  graphiqlApiKey?: string;
+  /** This process is a worker of a cluster (`WORKERS` > 1): the primary sums `/metrics`. */
+  clusterWorker?: boolean;
+  /** Collect Node's process metrics (CPU, memory, event loop); default true. */
+  processMetrics?: boolean;
+  /** Upstream options over those the settings give (tests: a tiny cache bound, a dispatcher). */
+  upstream?: Partial<UpstreamOptions>;
+}
+
+/** A composed gateway: nothing listens yet. */
+export interface Gateway {
+  /** The fetch handler: `createServer(gateway.app)`, or `gateway.app.fetch(request)`. */
+  readonly app: App;
+  readonly upstream: Upstream;
+  /** The metrics, unless `METRICS=off`. */
+  readonly metrics: GatewayMetrics | undefined;
+  /** The text of `/metrics` (in a cluster, every worker's); absent with `METRICS=off`. */
+  readonly scrape: (() => Promise<string>) | undefined;
+  /** From now on `/readyz` answers 503 and responses say `Connection: close`. */
+  beginShutdown(): void;
+  /** Closes the upstream pool, the shared cache and the log's timers. */
+  close(): Promise<void>;
+}
+
+/** The upstream pipeline's options from the settings: the one place that maps them. */
+export function upstreamOptions(
+  config: Config,
+  baseUrl: string,
+): UpstreamOptions & { cache: PageCacheOptions } {
+  return {
+    baseUrl,
+    timeoutMs: config.upstreamTimeoutMs,
+    connections: config.upstreamConnections,
+    retry: { retries: config.upstreamRetries, retryAfterMaxMs: config.retryAfterMaxMs },
+    breaker: { failureThreshold: config.breakerFailures, openMs: config.breakerOpenMs },
+    cache: {
+      ttlMs: config.cacheTtlSeconds * 1000,
+      maxBytes: config.cacheMaxMb * 1024 * 1024,
+      url: config.cacheUrl,
+    },
+  };
+}
+
+/**
+ * The composition root: the upstream pipeline with its observers (metrics, the upstream log),
+ * the metrics, and the app, from the settings. `main.ts` (through `serveGateway`), every test
+ * helper and the bench build the gateway here, so that what is tested is what runs.
+ */
+export async function createGateway(config: Config, parts: GatewayParts): Promise<Gateway> {
+  const logger = parts.logger ?? silentLogger();
+  const metrics =
+    config.metrics === 'on'
+      ? new GatewayMetrics({
+          processMetrics: parts.processMetrics ?? true,
+          cacheBytes: () => upstream.cacheBytes(),
+        })
+      : undefined;
+  const log = upstreamLog(logger);
+  const settings = upstreamOptions(config, parts.upstreamUrl);
+  const upstream = createUpstream({
+    ...settings,
+    cache: { ...settings.cache, onError: (message) => logger.warn(message) },
+    observer: metrics ? observeAll(metrics.upstream, log.observer) : log.observer,
+    ...parts.upstream,
+  });
+  if (config.cacheUrl) {
+    await upstream.ready(REDIS_CONNECT_MS);
+    logger.info('page cache: shared, in Redis (CACHE_URL)');
+  }
+
+  const scrape = metrics
+    ? parts.clusterWorker
+      ? joinClusterMetrics(metrics.registry)
+      : () => metrics.scrape()
+    : undefined;
+  let shuttingDown = false;
+  const app = createApp(config, {
+    upstream,
+    graphiqlApiKey: parts.graphiqlApiKey,
+    shuttingDown: () => shuttingDown,
+    logger,
+    metrics,
+    scrapeMetrics: config.metricsPort === null ? scrape : undefined,
+  });
+  return {
+    app,
+    upstream,
+    metrics,
+    scrape,
+    beginShutdown() {
+      shuttingDown = true;
+    },
+    async close() {
+      log.close();
+      await upstream.close();
+    },
+  };
+}

@@ -1,0 +1,18 @@
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * Vitest's global setup: builds `dist/` as `npm start` does (`tsc -p tsconfig.build.json`, about
+ * 5 s), so that the suites that start `node dist/main.js` run the code under test, never a stale
+ * build.
+ */
+export default function buildDist(): void {
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+}
