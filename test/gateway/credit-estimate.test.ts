@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startStack, type Stack, spentOn } from '../helpers/start-stack.js';
+import { NO_CACHE, startStack, type Stack, spentOn } from '../helpers/start-stack.js';
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack();
+  // Counts the credits each case is charged: every page is fetched, whatever the cache holds.
+  stack = await startStack({ headers: NO_CACHE });
 });
 afterAll(() => stack?.close());
 beforeEach(() => stack.sandbox.reset());

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { spentOn, startStack, type GraphQLResponse, type Stack } from '../helpers/start-stack.js';
+import {
+  NO_CACHE,
+  spentOn,
+  startStack,
+  type GraphQLResponse,
+  type Stack,
+} from '../helpers/start-stack.js';
 
 /**
  * The credit estimate against what realistic operations are charged: it counts the sizes the
@@ -9,13 +15,11 @@ import { spentOn, startStack, type GraphQLResponse, type Stack } from '../helper
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack();
+  // Credits are counted whatever the page cache holds: every page is fetched and charged.
+  stack = await startStack({ headers: NO_CACHE });
 });
 afterAll(() => stack?.close());
 beforeEach(() => stack.sandbox.reset());
-
-/** Credits are counted whatever the page cache setting: every page is fetched and charged. */
-const FRESH = { 'cache-control': 'no-cache' };
 
 /** The estimate may be above the charge, by at most this factor. */
 const FIT = 3;
@@ -24,7 +28,11 @@ const FIT = 3;
 async function subgraph(query: string, variables: Record<string, unknown>) {
   const response = await fetch(`${stack.origin}/subgraph`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': stack.sandbox.keys.demo, ...FRESH },
+    headers: {
+      'content-type': 'application/json',
+      'x-api-key': stack.sandbox.keys.demo,
+      ...NO_CACHE,
+    },
     body: JSON.stringify({ query, variables }),
   });
   return { status: response.status, ...((await response.json()) as object) } as GraphQLResponse;
@@ -229,7 +237,7 @@ describe('the estimate fits what users ask', () => {
       const variables = row.variables?.(known) ?? {};
       const response = row.subgraph
         ? await subgraph(row.query(known), variables)
-        : await stack.gql(row.query(known), variables, { headers: FRESH });
+        : await stack.gql(row.query(known), variables);
       const { estimate, used, budget } = response.extensions!.credits as Record<string, number>;
       const charged = spentOn(stack.sandbox).credits;
       table.push({ name: row.name, estimate: estimate!, charged, budget: budget! });
@@ -256,8 +264,6 @@ describe("a round's investor details under the default budget", () => {
   it('ten rounds fit (no X-Credit-Budget), and the answer is what the service has', async () => {
     const response = await stack.gql(
       `{ fundingEvents(first: 10) { nodes { investors { name type domain } } } }`,
-      {},
-      { headers: FRESH },
     );
     expect(response.errors).toBeUndefined();
     const { estimate, budget, used } = response.extensions!.credits as Record<string, number>;
