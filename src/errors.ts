@@ -21,7 +21,7 @@ export const ErrorCode = {
   UPSTREAM_UNAVAILABLE: 'UPSTREAM_UNAVAILABLE',
   /** The operation's estimate is above its budget: refused before any upstream request. */
   CREDIT_BUDGET_EXCEEDED: 'CREDIT_BUDGET_EXCEEDED',
-  /** The operation reached its credit limit while running: the rest was not fetched. */
+  /** The operation spent its budget while running: the rest was not fetched. */
   CREDIT_BUDGET_EXHAUSTED: 'CREDIT_BUDGET_EXHAUSTED',
   /** The operation ran past `OPERATION_TIMEOUT_MS`: the fields still open were not completed. */
   OPERATION_TIMEOUT: 'OPERATION_TIMEOUT',
@@ -68,7 +68,7 @@ export interface ErrorDetails {
   retryAfter?: number;
   /** The upstream HTTP status, when there was one. */
   upstreamStatus?: number;
-  /** The operation's worst case in credits (CREDIT_BUDGET_EXCEEDED). */
+  /** The operation's estimate in credits (CREDIT_BUDGET_EXCEEDED). */
   estimate?: number;
   /** The credits the operation was allowed (CREDIT_BUDGET_EXCEEDED). */
   budget?: number;
