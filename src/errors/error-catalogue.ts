@@ -176,9 +176,9 @@ export const errorCatalogue = {
     when: `the request body is above ${limit(settings.maxRequestBytes)} bytes ${nothingRuns}`,
   },
   PERSISTED_QUERY_NOT_FOUND: {
-    // The same request succeeds once the query is registered, so no cache on the way (a GET of
-    // `useGETForHashedQueries`) may keep this answer.
-    http: { status: 404, headers: { 'cache-control': 'no-store' } },
+    // No header of its own: no cache may keep this answer (the same request succeeds once the
+    // query is registered), and every answer already says `private, no-store` (usePrivateAnswers).
+    http: { status: 404 },
     raisedBy: ['gateway'],
     retryable: true,
     when: `a hash sent without its query ([persisted queries](#persisted-queries)) is not registered, or no longer: send both, which registers it (the message is \`PersistedQueryNotFound\`, on which clients do so) ${nothingRuns}`,

@@ -94,15 +94,15 @@ describe('the error catalogue', () => {
 
 describe('gatewayError', () => {
   it("answers with the catalogue's status and headers, in a copy of its own", () => {
-    const first = gatewayError(ErrorCode.PERSISTED_QUERY_NOT_FOUND, 'PersistedQueryNotFound');
-    const second = gatewayError(ErrorCode.PERSISTED_QUERY_NOT_FOUND, 'PersistedQueryNotFound');
+    const first = gatewayError(ErrorCode.REQUEST_ENTITY_TOO_LARGE, 'too large');
+    const second = gatewayError(ErrorCode.REQUEST_ENTITY_TOO_LARGE, 'too large');
     expect(first.extensions).toEqual({
-      code: 'PERSISTED_QUERY_NOT_FOUND',
-      http: { status: 404, headers: { 'cache-control': 'no-store' } },
+      code: 'REQUEST_ENTITY_TOO_LARGE',
+      http: { status: 413, headers: { connection: 'close' } },
     });
     // Yoga writes to an error's `http`: it must not reach the catalogue, nor another error.
     expect(first.extensions['http']).not.toBe(second.extensions['http']);
-    expect(first.extensions['http']).not.toBe(errorCatalogue.PERSISTED_QUERY_NOT_FOUND.http);
+    expect(first.extensions['http']).not.toBe(errorCatalogue.REQUEST_ENTITY_TOO_LARGE.http);
   });
 
   it('sets no status where the catalogue gives none: the error sits in a 200', () => {
