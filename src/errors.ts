@@ -20,7 +20,7 @@ export interface ErrorDetails {
   retryAfter?: number;
   /** The upstream HTTP status, when there was one. */
   upstreamStatus?: number;
-  /** The operation's worst case in credits (CREDIT_BUDGET_EXCEEDED). */
+  /** The operation's estimate in credits (CREDIT_BUDGET_EXCEEDED). */
   estimate?: number;
   /** The credits the operation was allowed (CREDIT_BUDGET_EXCEEDED). */
   budget?: number;

@@ -107,7 +107,7 @@ export const errorCatalogue = {
   CREDIT_BUDGET_EXHAUSTED: {
     raisedBy: ['gateway'],
     retryable: false,
-    when: "the operation reached its credit limit while running: this field's rest was not fetched (a list returns what it has)",
+    when: "the operation spent its budget while running: this field's rest was not fetched (a list returns what it has)",
   },
   RESPONSE_TOO_LARGE: {
     raisedBy: ['gateway'],

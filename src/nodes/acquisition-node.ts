@@ -1,6 +1,7 @@
 import type { AcquisitionRecord } from '../upstream/types.js';
 import { companyNode } from './company-node.js';
-import { findInList, lookupCost, justBefore, withId } from './find-in-list.js';
+import { findInList, justBefore, withId } from './find-in-list.js';
+import { LIST_RANK_ASSUMED, NO_LOOKUP, rankedLookupCost } from './lookup-cost.js';
 import { NodeType } from './node-type.js';
 
 /** An acquisition: among its acquirer's (or, without one, its target's) deals since discovery. */
@@ -19,7 +20,7 @@ export const acquisitionNode = new NodeType<AcquisitionRecord, 'companyId' | 'di
       withId<AcquisitionRecord>(uuid),
     );
   },
-  findCost: ({ companyId }) => (companyId ? lookupCost() : 0),
+  findCost: ({ companyId }) => (companyId ? rankedLookupCost(LIST_RANK_ASSUMED) : NO_LOOKUP),
   embeds(deal, prime) {
     prime(companyNode, deal.acquirer);
     prime(companyNode, deal.target);

@@ -6,6 +6,7 @@ import { fundingEventNode } from './funding-event-node.js';
 import { invalidArgument } from '../errors.js';
 import { inspectGlobalId, refusedId, type NodeTypeName } from './global-id.js';
 import { findInvestorByDomain, INVESTOR_BY_DOMAIN_COST, investorNode } from './investor-node.js';
+import type { LookupCost } from './lookup-cost.js';
 import type { NodeId, NodeType } from './node-type.js';
 import { personNode } from './person-node.js';
 import type { RecordStore } from './record-store.js';
@@ -13,9 +14,9 @@ import type { RecordStore } from './record-store.js';
 /** A federation representation: `__typename` and the fields of one of the type's keys. */
 export type Representation = Readonly<Record<string, unknown>>;
 
-/** How one representation is found, and the most credits finding it can cost. */
+/** How one representation is found, and what finding it costs. */
 export interface EntityLookup {
-  readonly credits: number;
+  readonly cost: LookupCost;
   find(records: RecordStore, session: UpstreamSession): Promise<unknown> | unknown;
 }
 
@@ -50,7 +51,7 @@ function byNode<T extends { id: string }, H extends string, R extends { id: stri
   id: NodeId<H>,
 ): EntityLookup {
   const loadable = node as unknown as NodeType<T, H>;
-  return { credits: node.findCost(id), find: (records) => records.load(loadable, id) };
+  return { cost: node.findCost(id), find: (records) => records.load(loadable, id) };
 }
 
 /**
@@ -108,7 +109,7 @@ export const entityKeysByType: Record<NodeTypeName, EntityKeys> = {
     const domain = text(r['domain']);
     if (!domain) return null;
     return {
-      credits: COMPANY_BY_DOMAIN_COST,
+      cost: COMPANY_BY_DOMAIN_COST,
       find: (_records, session) => findCompanyByDomain(session, domain),
     };
   }),
@@ -119,7 +120,7 @@ export const entityKeysByType: Record<NodeTypeName, EntityKeys> = {
     const domain = text(r['domain']);
     if (!domain) return null;
     return {
-      credits: INVESTOR_BY_DOMAIN_COST,
+      cost: INVESTOR_BY_DOMAIN_COST,
       find: (_records, session) => findInvestorByDomain(session, domain),
     };
   }),

@@ -1,6 +1,7 @@
 import type { ExecMoveRecord } from '../upstream/types.js';
 import { companyNode } from './company-node.js';
-import { findInList, lookupCost, justAfter, justBefore, withId } from './find-in-list.js';
+import { findInList, justAfter, justBefore, withId } from './find-in-list.js';
+import { LIST_RANK_ASSUMED, NO_LOOKUP, rankedLookupCost } from './lookup-cost.js';
 import { NodeType } from './node-type.js';
 import { personNode } from './person-node.js';
 
@@ -20,7 +21,7 @@ export const execMoveNode = new NodeType<ExecMoveRecord, 'personId' | 'discovere
       withId<ExecMoveRecord>(uuid),
     );
   },
-  findCost: ({ personId }) => (personId ? lookupCost() : 0),
+  findCost: ({ personId }) => (personId ? rankedLookupCost(LIST_RANK_ASSUMED) : NO_LOOKUP),
   embeds(move, prime) {
     prime(personNode, move.person);
     prime(companyNode, move.company);

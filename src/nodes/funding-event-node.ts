@@ -1,6 +1,7 @@
 import type { FundingEventRecord } from '../upstream/types.js';
 import { companyNode } from './company-node.js';
-import { findInList, lookupCost, justBefore, withId } from './find-in-list.js';
+import { findInList, justBefore, withId } from './find-in-list.js';
+import { LIST_RANK_ASSUMED, NO_LOOKUP, rankedLookupCost } from './lookup-cost.js';
 import { NodeType } from './node-type.js';
 
 /** A funding event: among its company's rounds of the same round type since its discovery. */
@@ -23,7 +24,7 @@ export const fundingEventNode = new NodeType<
       withId<FundingEventRecord>(uuid),
     );
   },
-  findCost: ({ companyId }) => (companyId ? lookupCost() : 0),
+  findCost: ({ companyId }) => (companyId ? rankedLookupCost(LIST_RANK_ASSUMED) : NO_LOOKUP),
   embeds(event, prime) {
     prime(companyNode, event.company);
   },

@@ -8,6 +8,7 @@ import {
   refusedId,
   type NodeTypeName,
 } from './global-id.js';
+import type { LookupCost } from './lookup-cost.js';
 
 /** A record's UUID and the named hints its global id carried (absent when empty). */
 export type NodeId<H extends string> = { readonly uuid: string } & {
@@ -35,10 +36,11 @@ export interface NodeDefinition<T extends { id: string }, H extends string, Ref 
   /** Finds the record upstream; null when none matches. Rejects with an `UpstreamError`. */
   find(session: UpstreamSession, id: NodeId<H>): Promise<T | null>;
   /**
-   * The most credits {@link find} can spend for this id (every page it may read, full), from the
-   * same page sizes `find` uses. The credit estimate counts it for every lookup.
+   * What {@link find} costs for this id: the credits of the usual case, which the estimate counts
+   * for every lookup, and the most it can spend (null when the service bounds nothing), from the
+   * same page sizes `find` uses.
    */
-  findCost(id: NodeId<H>): number;
+  findCost(id: NodeId<H>): LookupCost;
   /** Hands every record embedded in `record` to `prime`, with its node type. */
   embeds?(record: T, prime: Prime): void;
 }
@@ -101,8 +103,8 @@ export class NodeType<
     return this.#definition.find(session, id);
   }
 
-  /** The most credits {@link find} can spend for this id; see {@link NodeDefinition.findCost}. */
-  findCost(id: NodeId<H>): number {
+  /** What {@link find} costs for this id; see {@link NodeDefinition.findCost}. */
+  findCost(id: NodeId<H>): LookupCost {
     return this.#definition.findCost(id);
   }
 

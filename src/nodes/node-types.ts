@@ -4,6 +4,7 @@ import { execMoveNode } from './exec-move-node.js';
 import { fundingEventNode } from './funding-event-node.js';
 import { readGlobalId, type NodeTypeName } from './global-id.js';
 import { investorNode } from './investor-node.js';
+import type { LookupCost } from './lookup-cost.js';
 import type { NodeType } from './node-type.js';
 import { personNode } from './person-node.js';
 
@@ -18,15 +19,15 @@ export const nodeTypes: Record<NodeTypeName, NodeType<{ id: string }, string, { 
 } as never;
 
 /**
- * The type a global id names and the most credits looking it up can cost; null for an id that is
- * not one of this gateway's (its lookup is refused for nothing).
+ * The type a global id names and what looking it up costs; null for an id that is not one of
+ * this gateway's (its lookup is refused for nothing).
  */
 export function lookupOfGlobalId(
   globalId: string,
   secret: string,
-): { typename: NodeTypeName; credits: number } | null {
+): { typename: NodeTypeName; cost: LookupCost } | null {
   const read = readGlobalId(globalId, secret);
   if (!read) return null;
   const node = nodeTypes[read.typename];
-  return { typename: read.typename, credits: node.findCost(node.parseLocalId(read.localId)) };
+  return { typename: read.typename, cost: node.findCost(node.parseLocalId(read.localId)) };
 }

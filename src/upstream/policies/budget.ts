@@ -3,10 +3,11 @@ import type { UpstreamPolicy } from '../upstream-call.js';
 import { UpstreamError } from '../upstream-error.js';
 
 /**
- * The hard stop: a page's `limit` is cut to the credits its operation has left, and a page is not
- * sent at all when nothing useful is left (CREDIT_BUDGET_EXHAUSTED, failure `budget`). Outermost,
- * so that a page served without a request (cached, joined) settles to what it was charged: 0. The
- * call books into a ledger of its own, a child of the operation's, to tell its charge apart.
+ * The hard stop at the operation's budget: a page's `limit` is cut to the credits its operation
+ * has left, and a page is not sent at all when nothing useful is left (CREDIT_BUDGET_EXHAUSTED,
+ * failure `budget`). Outermost, so that a page served without a request (cached, joined) settles
+ * to what it was charged: 0. The call books into a ledger of its own, a child of the operation's,
+ * to tell its charge apart.
  */
 export const budgetPolicy: UpstreamPolicy = (next) => async (request) => {
   const { budget } = request;
@@ -14,7 +15,7 @@ export const budgetPolicy: UpstreamPolicy = (next) => async (request) => {
   const limit = budget.reserve(request.limit, request.skip);
   if (limit === 0) {
     throw new UpstreamError(
-      `Not fetched: this operation has reached its credit limit (${budget.limit}, the smaller of its budget and its estimate). A list returns the records it has, with "hasNextPage" and "endCursor" to resume from.`,
+      `Not fetched: this operation has spent its credit budget (${budget.limit}). A list returns the records it has, with "hasNextPage" and "endCursor" to resume from; a lookup fails. A larger X-Credit-Budget lets the operation go further.`,
       { code: 'CREDIT_BUDGET_EXHAUSTED', failure: 'budget' },
     );
   }
