@@ -22,6 +22,8 @@ import { useOperationReport, type OperationReport } from './plugins/use-operatio
 import { SUBGRAPH_PATH, useSubgraphRoute } from './plugins/use-subgraph-route.js';
 import { useMetricsEndpoint } from './plugins/use-metrics-endpoint.js';
 import { useBufferedResponses } from './plugins/use-buffered-responses.js';
+import { usePrivateAnswers } from './plugins/use-private-answers.js';
+import { useCors } from './plugins/use-cors.js';
 import { useCompiledOperations } from './plugins/use-compiled-operations.js';
 import { silentLogger, type Logger } from './logging/create-logger.js';
 import { operationLog } from './logging/operation-log.js';
@@ -116,13 +118,13 @@ function graphqlServer(
         fresh: wantsFresh(request.headers),
       }),
     maskedErrors: { maskError },
-    // `*` reflects the caller's origin, as Yoga does by default; a list allows only those.
-    cors: {
-      origin: config.corsOrigins,
-      exposedHeaders: ['X-Request-Id', ...CREDIT_HEADERS],
-      maxAge: 600,
-    },
+    cors: false,
     plugins: [
+      useCors({
+        origins: config.corsOrigins,
+        exposedHeaders: ['X-Request-Id', ...CREDIT_HEADERS],
+        maxAgeSeconds: 600,
+      }),
       ...front,
       // Before useRequestBodyLimit, which wraps whichever request parser is chosen.
       useRequestParamErrors(),
@@ -159,6 +161,7 @@ function frontPlugins({ report }: Shared, endpoint: string): Plugin[] {
   return [
     // First: every response gets its X-Request-Id, even one another plugin ends early.
     useOperationReport(report, endpoint),
+    usePrivateAnswers(),
     useBufferedResponses(),
   ];
 }

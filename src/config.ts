@@ -173,7 +173,7 @@ export const settings = {
     'CORS_ORIGINS',
     list(origin()),
     ['*'],
-    "origins web apps may call the gateway from, comma-separated (`https://app.example.com,http://localhost:3000`); `*` allows any origin (the response names the caller's)",
+    'origins web apps may call the gateway from, comma-separated (`https://app.example.com,http://localhost:3000`); `*` allows any origin (`Access-Control-Allow-Origin: *`). Never with credentials: callers send a header, not cookies',
   ),
   logLevel: setting(
     'LOG_LEVEL',

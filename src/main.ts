@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { loadConfig } from './config.js';
+import { exitAfterShutdown } from './exit-after-shutdown.js';
 import { createLogger } from './logging/create-logger.js';
 import { runCluster, WORKER_ENV } from './run-cluster.js';
 import { startSandbox } from './sandbox/index.js';
@@ -20,14 +21,9 @@ async function main() {
       graphiqlApiKey: process.env[WORKER_ENV.graphiqlApiKey],
       clusterWorker: true,
     });
-    const shutdown = async () => {
-      await gateway.shutdown();
-      process.exit(0);
-    };
-    process.on('SIGTERM', () => void shutdown());
-    process.on('SIGINT', () => void shutdown());
+    const shutdown = exitAfterShutdown(logger, config.shutdownGraceMs, () => gateway.shutdown());
     // The primary is gone (killed): no worker outlives it.
-    process.on('disconnect', () => void shutdown());
+    process.on('disconnect', () => shutdown('SIGTERM'));
     return;
   }
 
@@ -57,15 +53,12 @@ async function main() {
   logger.info(
     `GraphQL gateway on http://localhost:${gateway.port}/graphql (GraphiQL in a browser)`,
   );
-  const shutdown = async (signal: string) => {
+  exitAfterShutdown(logger, config.shutdownGraceMs, async (signal) => {
     logger.info({ signal, graceMs: config.shutdownGraceMs }, 'draining');
     await gateway.shutdown();
     await sandbox?.close();
     logger.info({ signal }, 'closed');
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  });
 }
 
 main().catch((error: unknown) => {

@@ -14,6 +14,8 @@ export const WORKER_ENV = {
 /** A worker that dies sooner than this after its start is replaced only after a pause. */
 const QUICK_DEATH_MS = 5_000;
 const RESTART_PAUSE_MS = 1_000;
+/** Beyond the grace period, how long the primary waits for its workers before it exits anyway. */
+const PRIMARY_FAILSAFE_MS = 10_000;
 
 /**
  * The primary of `WORKERS` > 1: forks the workers, which share `PORT` (node:cluster hands each new
@@ -71,6 +73,8 @@ export async function runCluster(
   const shutdown = (signal: NodeJS.Signals) => {
     if (shuttingDown) return;
     shuttingDown = true;
+    // Workers exit within their grace period; a primary waiting on a hung one still exits.
+    setTimeout(() => process.exit(1), config.shutdownGraceMs + PRIMARY_FAILSAFE_MS).unref();
     logger.info({ signal }, 'draining the workers');
     if (started.size === 0) void finish();
     for (const worker of started.keys()) worker.process.kill(signal);

@@ -1,4 +1,5 @@
 import type { GraphQLField } from 'graphql';
+import type { LookupCost } from '../nodes/lookup-cost.js';
 
 /** What the estimate knows of the settings it runs under. */
 export interface EstimateSettings {
@@ -10,11 +11,11 @@ export interface EstimateSettings {
   secret: string;
 }
 
-/** A record a lookup may return, and the most credits finding it can cost. */
+/** A record a lookup may return, and what finding it costs. */
 export interface LookupTarget {
   /** The object type of the record: an id names its type. */
   typename: string;
-  credits: number;
+  cost: LookupCost;
 }
 
 /**
@@ -28,20 +29,24 @@ export type CreditCost =
    * `nodes` hold `first` items.
    */
   | { readonly kind: 'connection' }
-  /** A lookup by id or key: the records it may return, from its arguments, each with its cost. */
+  /**
+   * A lookup by id or key: the records it may return, from its arguments, each with its cost (the
+   * estimate counts its `assumedCost`).
+   */
   | {
       readonly kind: 'lookup';
       targets(args: Record<string, unknown>, settings: EstimateSettings): readonly LookupTarget[];
     }
   /**
-   * A list of references embedded in a record (a round's investors): at most `maxItems` are
-   * counted, and each costs `loadCost` when a field beyond `free` is asked (it loads the record).
+   * A list of references embedded in a record (a round's investors), whose length the service
+   * does not bound: `assumedSize` items are counted (as `@listSize(assumedSize:)` does), and each
+   * costs `load` when a field beyond `free` is asked (it loads the record).
    */
   | {
       readonly kind: 'references';
-      readonly maxItems: number;
+      readonly assumedSize: number;
       readonly free: readonly string[];
-      readonly loadCost: number;
+      readonly load: LookupCost;
     };
 
 /** `extensions` of a field that declares its cost. */

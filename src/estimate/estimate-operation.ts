@@ -21,11 +21,14 @@ import { getArgumentValues } from 'graphql/execution/values.js';
 import { peekPosition } from '../pagination/cursor-codec.js';
 import { creditCostOf, type EstimateSettings } from './credit-cost.js';
 
-/** What an operation can cost at most, and how many records its answer can hold. */
+/** What an operation is expected to cost, and how many records its answer is expected to hold. */
 export interface Estimate {
-  /** Credits: the most the operation can charge, every page full, nothing deduplicated. */
+  /**
+   * Credits: every page full, nothing deduplicated; exact where the service bounds the sizes,
+   * assumed sizes elsewhere (see `CreditCost`).
+   */
   credits: number;
-  /** Records of the node types in the answer, embedded ones included (a bound on its size). */
+  /** Records of the node types in the answer, embedded ones included, counted the same way. */
   records: number;
 }
 
@@ -80,15 +83,15 @@ class Walk {
           const targetType = this.schema.getType(target.typename);
           if (!isObjectType(targetType)) continue;
           const within = this.selection(targetType, subSets);
-          credits += target.credits + within.credits;
+          credits += target.cost.assumedCost + within.credits;
           records += 1 + within.records;
         }
       } else if (cost?.kind === 'references') {
         if (!isObjectType(named)) continue;
         const within = this.selection(named, subSets);
-        const load = this.#asksBeyond(named, subSets, cost.free) ? cost.loadCost : 0;
-        credits += cost.maxItems * (load + within.credits);
-        records += cost.maxItems * (1 + within.records);
+        const load = this.#asksBeyond(named, subSets, cost.free) ? cost.load.assumedCost : 0;
+        credits += cost.assumedSize * (load + within.credits);
+        records += cost.assumedSize * (1 + within.records);
       } else if (isObjectType(named)) {
         // An embedded object, or the `edges`/`nodes` of a connection (`listSize` of them).
         const items = isListType(getNullableType(field.type)) ? listSize : 1;
@@ -184,13 +187,14 @@ function isNode(type: GraphQLObjectType): boolean {
 }
 
 /**
- * The worst case of an operation in credits, before it runs: each connection counts `first` (or
- * the default) times the number of parents it can be resolved under, each lookup its declared
- * worst case (see `CreditCost`), over the validated document and one request's (coerced)
- * variables. An upper bound: the same page asked twice, or a record already seen, is counted
- * again although the operation pays for it once. What depends only on the document is planned
- * once per document and operation name (Yoga hands back the same parsed document for the same
- * text), and an operation without variables is estimated once.
+ * What an operation is expected to cost in credits, before it runs: each connection counts `first`
+ * (or the default) times the number of parents it can be resolved under, exactly; each lookup its
+ * declared `assumedCost` and each list of references its `assumedSize` (see `CreditCost`), sizes
+ * the service does not bound. Over the validated document and one request's (coerced) variables.
+ * The same page asked twice, or a record already seen, is counted again although the operation
+ * pays for it once. What depends only on the document is planned once per document and operation
+ * name (Yoga hands back the same parsed document for the same text), and an operation without
+ * variables is estimated once.
  */
 export function createEstimator(schema: GraphQLSchema, settings: EstimateSettings) {
   const plans = new WeakMap<DocumentNode, Map<string, Plan>>();

@@ -1,7 +1,8 @@
-import { entityKeysByType, type EntityKeys, type Representation } from '../nodes/entity-keys.js';
+import type { EntityKeys, Representation } from '../nodes/entity-keys.js';
 import { isUuid } from '../nodes/global-id.js';
+import type { LookupCost } from '../nodes/lookup-cost.js';
 import type { NodeType } from '../nodes/node-type.js';
-import { lookupOfGlobalId } from '../nodes/node-types.js';
+import { entityKeysByType, lookupOfGlobalId } from '../nodes/node-types.js';
 import { creditCostExtension, type LookupTarget } from './credit-cost.js';
 
 /** The target of one id argument: a bare UUID or a global id of this node type. */
@@ -10,21 +11,21 @@ function targetOfId(
   value: string,
   secret: string,
 ): LookupTarget[] {
-  if (isUuid(value)) return [{ typename: node.typename, credits: node.findCost({ uuid: value }) }];
+  if (isUuid(value)) return [{ typename: node.typename, cost: node.findCost({ uuid: value }) }];
   const lookup = lookupOfGlobalId(value, secret);
   return lookup?.typename === node.typename ? [lookup] : [];
 }
 
 /**
  * The cost of a lookup field that takes exactly one of `id`, `uuid` or `domain` (`company`,
- * `investor`, `person`): what its node type's `find` can cost for that id, or `byDomain`. Any
+ * `investor`, `person`): what its node type's `find` costs for that id, or `byDomain`. Any
  * other combination is refused before it spends: nothing.
  */
 export function keyedLookupCost<
   T extends { id: string },
   H extends string,
   R extends { id: string },
->(node: NodeType<T, H, R>, byDomain?: number) {
+>(node: NodeType<T, H, R>, byDomain?: LookupCost) {
   const anyNode = node as unknown as NodeType<{ id: string }, string, { id: string }>;
   return creditCostExtension({
     kind: 'lookup',
@@ -34,7 +35,7 @@ export function keyedLookupCost<
       const [key] = given;
       const value = String(args[key!]);
       if (key === 'domain') {
-        return byDomain === undefined ? [] : [{ typename: node.typename, credits: byDomain }];
+        return byDomain === undefined ? [] : [{ typename: node.typename, cost: byDomain }];
       }
       return targetOfId(anyNode, value, secret);
     },
@@ -78,7 +79,7 @@ export const ENTITIES_LOOKUP_COST = creditCostExtension({
       if (!keys) continue;
       try {
         const lookup = keys.lookupOf(representation, secret);
-        if (lookup) targets.push({ typename, credits: lookup.credits });
+        if (lookup) targets.push({ typename, cost: lookup.cost });
       } catch {
         // A refused id: the resolver refuses it before any upstream request.
       }

@@ -1,3 +1,5 @@
+import { fstatSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger } from 'pino';
@@ -20,11 +22,50 @@ export const REDACTED_PATHS = [
   'err.apiKey',
 ];
 
+/** Lines waiting for a slow stdout reader, at most; past it, new lines are dropped. */
+const STDOUT_BUFFER_BYTES = 16 * 1024 * 1024;
+
 /**
- * The gateway's logger: JSON lines (pino) at `level`, on stdout unless `destination` is given
- * (tests capture it), with an ISO time and the keys above censored.
+ * Standard output as a log destination that can never stop the gateway. On a pipe or a socket
+ * (a supervisor, a container runtime) lines go through a non-blocking handle: a reader that stops
+ * reading leaves them queued, up to {@link STDOUT_BUFFER_BYTES} and then dropped, and one that is
+ * gone (EPIPE) drops them. Written with a blocking `write(2)`, as pino's default does (and its
+ * asynchronous mode too, on a worker thread that `process.exit` then waits for), a full pipe
+ * stopped the event loop, SIGTERM included, or the exit itself. A file or a terminal is written
+ * synchronously, as pino does.
  */
-export function createLogger(level: string, destination?: DestinationStream): Logger {
+export function stdoutDestination(): DestinationStream {
+  const { isFIFO, isSocket } = (() => {
+    try {
+      const stat = fstatSync(1);
+      return { isFIFO: stat.isFIFO(), isSocket: stat.isSocket() };
+    } catch {
+      return { isFIFO: false, isSocket: false };
+    }
+  })();
+  if (!isFIFO && !isSocket) return pino.destination({ dest: 1, sync: true });
+  const socket = new Socket({ fd: 1, readable: false, writable: true });
+  socket.on('error', () => {});
+  return {
+    write(line: string) {
+      if (!socket.destroyed && socket.writableLength < STDOUT_BUFFER_BYTES) socket.write(line);
+    },
+    // Called by `logger.flush(callback)` at shutdown.
+    flush(callback: (error?: Error) => void) {
+      if (socket.writableLength === 0 || socket.destroyed) callback();
+      else socket.once('drain', () => callback());
+    },
+  } as DestinationStream;
+}
+
+/**
+ * The gateway's logger: JSON lines (pino) at `level`, on {@link stdoutDestination} unless
+ * `destination` is given (tests capture it), with an ISO time and the keys above censored.
+ */
+export function createLogger(
+  level: string,
+  destination: DestinationStream = stdoutDestination(),
+): Logger {
   return pino(
     {
       level,

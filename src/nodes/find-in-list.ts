@@ -2,30 +2,23 @@ import { buildFilterQuery } from '../upstream/build-query.js';
 import type { EndpointFilters, EndpointName, EndpointRecords } from '../upstream/endpoints.js';
 import { isRecord, type ListEnvelope } from '../upstream/types.js';
 import type { UpstreamSession } from '../upstream/upstream-session.js';
-
-/** Page sizes of a lookup: the usual case costs one request and one credit. */
-export const LOOKUP_PAGE_LIMITS = [1, 5, 20] as const;
+import { growingPages } from './lookup-cost.js';
 
 /** Page sizes of a lookup whose filter names the record exactly (a domain, a person's id). */
 export const FIRST_RECORD_ONLY = [1] as const;
 
-/** The most credits {@link findInList} can spend with these page sizes: every page, full. */
-export function lookupCost(limits: readonly number[] = LOOKUP_PAGE_LIMITS): number {
-  let credits = 0;
-  for (const limit of limits) credits += limit;
-  return credits;
-}
-
 /**
- * Finds a record by narrowing a list with `filters` and paging (with growing page sizes) until
- * `pick` returns it; null when the list ends or the pages run out. Null items are skipped.
+ * Finds a record by narrowing a list with `filters` and paging until `pick` returns it: by
+ * {@link growingPages} until the list ends (the operation's budget stops it first, rejecting with
+ * CREDIT_BUDGET_EXHAUSTED), or by the `limits` given. Null when the list ends or the pages run out.
+ * Null items are skipped.
  */
 export async function findInList<E extends EndpointName, T>(
   session: UpstreamSession,
   endpoint: E,
   filters: EndpointFilters<E>,
   pick: (record: EndpointRecords[E]) => T | null | undefined,
-  limits: readonly number[] = LOOKUP_PAGE_LIMITS,
+  limits: Iterable<number> = growingPages(),
 ): Promise<T | null> {
   const filterQuery = buildFilterQuery(endpoint, filters);
   let cursor: string | null = null;
@@ -39,7 +32,8 @@ export async function findInList<E extends EndpointName, T>(
       const found = isRecord(record) ? pick(record) : null;
       if (found) return found;
     }
-    if (!pagination.hasMore || !pagination.nextCursor) return null;
+    // An empty page ends the search too: nothing else would show that the next one moves on.
+    if (data.length === 0 || !pagination.hasMore || !pagination.nextCursor) return null;
     cursor = pagination.nextCursor;
   }
   return null;

@@ -26,24 +26,25 @@ function budgetOf(header: string | null, options: CreditBudgetOptions): number |
   const text = header?.trim();
   if (!text) return options.defaultBudget;
   if (!/^\d{1,15}$/.test(text)) {
-    return new GraphQLError(
+    return gatewayError(
+      ErrorCode.BAD_REQUEST,
       `Header "X-Credit-Budget": must be a whole number of credits from 0 to ${options.maxBudget} (got "${text.slice(0, 40)}").`,
-      { extensions: { code: ErrorCode.BAD_REQUEST, http: { status: 400 } } },
     );
   }
   return Math.min(Number(text), options.maxBudget);
 }
 
 /**
- * Credit safety before anything runs. Estimates the operation's worst case in credits from the
- * validated document and the request's variables, then:
+ * Credit safety before anything runs. Estimates what the operation will cost in credits from the
+ * validated document and the request's variables (exact where the service bounds sizes, assumed
+ * sizes elsewhere; see `CreditCost`), then:
  * - `X-Credit-Estimate: only` answers `data: null` with the estimate, and spends nothing;
  * - above the budget (`X-Credit-Budget`, else the default; at most the ceiling) it refuses the
  *   operation with CREDIT_BUDGET_EXCEEDED `{ estimate, budget }`, before any upstream request;
  * - an answer that could hold more than `maxRecords` records is refused (RESPONSE_TOO_LARGE),
  *   the money first: a client learns of its budget before the size;
- * - otherwise the operation may spend the smaller of its budget and its estimate, a hard stop
- *   the upstream session keeps page by page (see `CreditBudget`).
+ * - otherwise the operation may spend up to its budget, never more: a hard stop the upstream
+ *   session keeps page by page (see `CreditBudget`).
  * The figures reach `extensions.credits` through `useCreditsExtension`.
  */
 export function useCreditBudget(options: CreditBudgetOptions): Plugin {
@@ -74,7 +75,7 @@ export function useCreditBudget(options: CreditBudgetOptions): Plugin {
           errors: [
             gatewayError(
               ErrorCode.CREDIT_BUDGET_EXCEEDED,
-              `This operation could cost up to ${estimate.credits} credits, above its budget of ${budget}. Ask for fewer records (a smaller "first", fewer aliases or less nesting)${raise}.`,
+              `This operation is estimated at ${estimate.credits} credits, above its budget of ${budget}. Ask for fewer records (a smaller "first", fewer aliases or less nesting)${raise}.`,
               { estimate: estimate.credits, budget },
             ),
           ],

@@ -10,9 +10,9 @@ export interface CreditExtensions {
     saved: number;
     /** The workspace's credits left, from the freshest response; null without one. */
     remaining: number | null;
-    /** The operation's worst case, estimated before it ran; null when it never ran. */
+    /** What the operation was expected to cost, estimated before it ran; null when it never ran. */
     estimate: number | null;
-    /** The credits the operation was allowed; null when it never ran. */
+    /** The credits the operation was allowed (it never spends more); null when it never ran. */
     budget: number | null;
   };
   upstreamRequests: number;

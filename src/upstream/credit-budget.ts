@@ -1,13 +1,13 @@
 /**
- * The credits one GraphQL operation may still spend: the hard stop behind the estimate. Each
+ * The credits one GraphQL operation may still spend: the hard stop at its budget. Each
  * upstream page reserves its `limit` before it is sent (cut to what is left) and settles to what
  * the service charged when it returns, so that concurrent pages never overdraw it together.
- * Made per operation; unlimited until {@link limitTo} or {@link set} is called.
+ * Made per operation; unlimited until {@link set} is called.
  */
 export class CreditBudget {
   /** The credits the request allows (its `X-Credit-Budget`, or the default); null until set. */
   budget: number | null = null;
-  /** The operation's worst case in credits, estimated before it ran; null until set. */
+  /** The credits the operation was expected to cost, estimated before it ran; null until set. */
   estimate: number | null = null;
   #limit = Infinity;
   /** Credits charged so far plus those reserved by pages in flight. */
@@ -24,18 +24,14 @@ export class CreditBudget {
   }
 
   /**
-   * Records the operation's budget and estimate; it may then spend the smaller of the two, so
-   * that what it is charged never exceeds its estimate, even where the estimate assumed too little.
+   * Records the operation's budget and estimate; it may then spend up to its budget, never more.
+   * The estimate assumes typical sizes where the service bounds none, so an operation may cost
+   * more than it (a round with many investors) or less: the budget, not the estimate, is the stop.
    */
   set(budget: number, estimate: number): void {
     this.budget = budget;
     this.estimate = estimate;
-    this.#limit = Math.min(budget, estimate);
-  }
-
-  /** Sets the most this operation may spend, without an estimate (tests of the hard stop). */
-  limitTo(credits: number): void {
-    this.#limit = credits;
+    this.#limit = budget;
   }
 
   /**

@@ -63,7 +63,7 @@ describe('automatic persisted queries, as Apollo Client sends them', () => {
 
     const first = await post({ operationName: 'Companies', variables, extensions });
     expect(first.status).toBe(404);
-    expect(first.headers.get('cache-control')).toBe('no-store');
+    expect(first.headers.get('cache-control')).toBe('private, no-store');
     expect(first.body.errors).toEqual([
       { message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } },
     ]);

@@ -71,11 +71,27 @@ describe('CORS_ORIGINS', () => {
     expect(response.headers.get('x-credits-used')).toBe('1');
   });
 
-  it('by default (*), any origin is answered with its own name', async () => {
+  it('by default (*), any origin is allowed as *, without credentials', async () => {
     const response = await preflight(open.url, 'https://anything.example.org');
     expect(response.status).toBe(204);
-    expect(response.headers.get('access-control-allow-origin')).toBe(
-      'https://anything.example.org',
-    );
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    expect(response.headers.get('access-control-allow-credentials')).toBeNull();
+    const post = await fetch(open.url, {
+      method: 'POST',
+      headers: {
+        origin: 'https://anything.example.org',
+        'content-type': 'application/json',
+        'x-api-key': 'demo-key',
+      },
+      body: JSON.stringify({ query: '{ companies(first: 1) { nodes { name } } }' }),
+    });
+    expect(post.headers.get('access-control-allow-origin')).toBe('*');
+    expect(post.headers.get('access-control-allow-credentials')).toBeNull();
+  });
+
+  it('a listed origin is never told it may send credentials', async () => {
+    const response = await preflight(listed.url, APP);
+    expect(response.headers.get('access-control-allow-origin')).toBe(APP);
+    expect(response.headers.get('access-control-allow-credentials')).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config.js';
+import { justBefore } from '../../src/nodes/find-in-list.js';
 import { resolveUpstreamConnection } from '../../src/pagination/resolve-upstream-connection.js';
 import { createUpstream, type Upstream } from '../../src/upstream/create-upstream.js';
 import { UpstreamSession } from '../../src/upstream/upstream-session.js';
@@ -28,7 +29,9 @@ describe('the budget, checked before anything runs', () => {
     expect(response.data ?? null).toBeNull();
     expect(response.errors).toEqual([
       {
-        message: expect.stringMatching(/up to 51 credits, above its budget of 50.*X-Credit-Budget/),
+        message: expect.stringMatching(
+          /estimated at 51 credits, above its budget of 50.*X-Credit-Budget/,
+        ),
         extensions: { code: 'CREDIT_BUDGET_EXCEEDED', estimate: 51, budget: 50 },
       },
     ]);
@@ -135,14 +138,14 @@ describe('the budget, checked before anything runs', () => {
   });
 
   it('an answer that could hold more records than MAX_RESPONSE_RECORDS is refused before it runs', async () => {
-    // 500 rounds, each with its company and up to 10 investors counted: 6,000 records.
+    // 500 rounds, each with its company and 3 investors assumed (ROUND_INVESTORS_ASSUMED): 2,500.
     const query = `{ fundingEvents(first: 500) { nodes { uuid company { name } investors { name } } } }`;
-    const small = await startStack({ config: { maxResponseRecords: 5_999 } });
+    const small = await startStack({ config: { maxResponseRecords: 2_499 } });
     try {
       const refused = await small.gql(query);
       expect(refused.errors![0]).toMatchObject({
-        message: expect.stringContaining('could hold 6000 records, above the limit of 5999'),
-        extensions: { code: 'RESPONSE_TOO_LARGE', records: 6000, limit: 5999 },
+        message: expect.stringContaining('could hold 2500 records, above the limit of 2499'),
+        extensions: { code: 'RESPONSE_TOO_LARGE', records: 2500, limit: 2499 },
       });
       expect(small.sandbox.requestLog()).toHaveLength(0);
     } finally {
@@ -202,7 +205,7 @@ describe('the abuse shapes, under the default budget', () => {
   });
 });
 
-describe('the hard stop while running (the session, without an estimate)', () => {
+describe('the hard stop while running: at the budget, whatever the estimate', () => {
   let upstream: Upstream;
   beforeAll(() => {
     upstream = createUpstream({ baseUrl: stack.sandbox.url, timeoutMs: 5_000 });
@@ -214,7 +217,8 @@ describe('the hard stop while running (the session, without an estimate)', () =>
       apiKey: stack.sandbox.keys.demo,
       concurrency: 8,
     });
-    if (limit !== undefined) s.budget.limitTo(limit);
+    // An estimate of 1 credit: the stop is the budget, not the estimate.
+    if (limit !== undefined) s.budget.set(limit, 1);
     return s;
   };
   const list = (s: UpstreamSession, first: number, after?: string | null) =>
@@ -277,6 +281,55 @@ describe('the hard stop while running (the session, without an estimate)', () =>
     expect(connection.pageInfo).toMatchObject({ hasNextPage: true, endCursor: midPage });
     expect(errors).toEqual([expect.objectContaining({ code: 'CREDIT_BUDGET_EXHAUSTED' })]);
     expect(spent()).toEqual({ requests: 1, credits: 5 });
+  });
+});
+
+describe('the hard stop in an operation: the budget, not the estimate', () => {
+  /** An acquisition whose lookup list has newer deals before it: it costs more than assumed. */
+  async function acquisitionDownItsList() {
+    const listed = await stack.gql(
+      `{ acquisitions(first: 50) { nodes { id uuid discoveredAt acquirer { uuid } } } }`,
+    );
+    for (const deal of listed.data.acquisitions.nodes) {
+      const since = justBefore(deal.discoveredAt);
+      const page = await stack.rest(
+        `acquisitions?companyId=${deal.acquirer.uuid}&since=${since}&limit=1`,
+      );
+      if (page.data[0].id !== deal.uuid) return deal as { id: string; uuid: string };
+    }
+    throw new Error('no acquisition below the first of its lookup list');
+  }
+
+  it('an operation may cost more than its estimate, up to its budget', async () => {
+    const deal = await acquisitionDownItsList();
+    stack.sandbox.reset();
+    const response = await stack.gql(`{ node(id: "${deal.id}") { ... on Acquisition { uuid } } }`);
+    expect(response.errors).toBeUndefined();
+    expect(response.data.node).toEqual({ uuid: deal.uuid });
+    const { estimate, used } = response.extensions!.credits as Record<string, number>;
+    expect(estimate).toBe(1);
+    expect(used).toBeGreaterThan(estimate!);
+    expect(spent().credits).toBe(used);
+  });
+
+  it('and never more: at its budget the lookup fails with CREDIT_BUDGET_EXHAUSTED', async () => {
+    const deal = await acquisitionDownItsList();
+    stack.sandbox.reset();
+    const response = await stack.gql(
+      `{ node(id: "${deal.id}") { ... on Acquisition { uuid } } }`,
+      {},
+      budget(1),
+    );
+    expect(response.data.node).toBeNull();
+    expect(response.errors).toEqual([
+      expect.objectContaining({
+        path: ['node'],
+        message: expect.stringContaining('has spent its credit budget (1)'),
+        extensions: expect.objectContaining({ code: 'CREDIT_BUDGET_EXHAUSTED' }),
+      }),
+    ]);
+    expect(response.extensions!.credits).toMatchObject({ estimate: 1, budget: 1, used: 1 });
+    expect(spent()).toEqual({ requests: 1, credits: 1 });
   });
 });
 

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startStack, type Stack, spentOn } from '../helpers/start-stack.js';
+import { NO_CACHE, startStack, type Stack, spentOn } from '../helpers/start-stack.js';
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack();
+  // Counts the credits each case is charged: every page is fetched, whatever the cache holds.
+  stack = await startStack({ headers: NO_CACHE });
 });
 afterAll(() => stack?.close());
 beforeEach(() => stack.sandbox.reset());
@@ -62,6 +63,12 @@ interface Case {
   estimate?: number;
   /** The credits charged, where known exactly. */
   charged?: number;
+  /**
+   * The estimate counts a size the service does not bound at its assumed value (a lookup's rank,
+   * a round's investors), so the operation may be charged more than it. Elsewhere the estimate is
+   * exact, or above the charge where the same page is counted twice.
+   */
+  assumes?: true;
 }
 
 const cases: Case[] = [
@@ -196,19 +203,24 @@ const cases: Case[] = [
     charged: 1,
   },
   {
-    name: 'company by id (domain hint): up to 1 + 5 + 20',
+    name: 'company by id (domain hint): the first record with its domain, assumed',
     query: (k) => `{ company(id: "${k.companyId}") { name } }`,
-    estimate: 26,
+    estimate: 1,
+    charged: 1,
+    assumes: true,
   },
   {
-    name: 'company by bare uuid: up to three single-record pages',
+    name: 'company by bare uuid: the first event list naming it, assumed (three at most)',
     query: (k) => `{ company(uuid: "${k.companyUuid}") { name } }`,
-    estimate: 3,
+    estimate: 1,
+    charged: 1,
+    assumes: true,
   },
   {
-    name: 'investor by id: the name search, up to 127',
+    name: 'investor by id: the name search, first in it assumed',
     query: (k) => `{ investor(id: "${k.investorId}") { type } }`,
-    estimate: 127,
+    estimate: 1,
+    assumes: true,
   },
   {
     name: 'investor by bare uuid: nothing to search by, nothing spent',
@@ -240,13 +252,15 @@ const cases: Case[] = [
         ... on Person { execMoves(first: 50) { nodes { uuid } } }
       }
     }`,
-    estimate: 29,
+    estimate: 1 + 3,
+    assumes: true,
   },
   {
-    name: 'nodes: each id at its own worst case',
+    name: 'nodes: each id at its own assumed cost',
     query: () => `query ($ids: [ID!]!) { nodes(ids: $ids) { id } }`,
     variables: (k) => ({ ids: [k.companyId, k.personId, k.investorId, k.fundingEventId] }),
-    estimate: 26 + 1 + 127 + 26,
+    estimate: 1 + 1 + 1 + 1,
+    assumes: true,
   },
   {
     name: "a round's investors by name only: free",
@@ -255,9 +269,10 @@ const cases: Case[] = [
     charged: 6,
   },
   {
-    name: "a round's investor details: 10 investors counted per round, 127 each",
+    name: "a round's investor details: 3 investors assumed per round, 1 credit each",
     query: () => `{ fundingEvents(first: 2) { nodes { investors { name type } } } }`,
-    estimate: 2 + 2 * 10 * 127,
+    estimate: 2 + 2 * 3 * 1,
+    assumes: true,
   },
   {
     name: 'three levels of lists',
@@ -284,10 +299,11 @@ describe('the credit estimate, against what the sandbox charged', () => {
   it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     const response = await stack.gql(c.query(known), c.variables?.(known), ROOMY);
     expect(response.errors).toBeUndefined();
-    const { estimate, used } = response.extensions!.credits as Record<string, number>;
+    const { estimate, used, budget } = response.extensions!.credits as Record<string, number>;
     const charged = spent().credits;
     expect(used).toBe(charged);
-    expect(charged).toBeLessThanOrEqual(estimate!);
+    expect(charged).toBeLessThanOrEqual(budget!);
+    if (!c.assumes) expect(charged).toBeLessThanOrEqual(estimate!);
     if (c.estimate !== undefined) expect(estimate).toBe(c.estimate);
     if (c.charged !== undefined) expect(charged).toBe(c.charged);
   });

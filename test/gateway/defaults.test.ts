@@ -231,6 +231,31 @@ describe('npm start with its defaults (page cache on, default budget)', () => {
     expect(response.data._entities).toEqual(wanted);
   });
 
+  it('shows investor details under ten funding rounds within the default budget', async () => {
+    const response = await gql(
+      `{ fundingEvents(first: 10) { nodes { uuid investors { uuid name type domain } } } }`,
+    );
+    expect(response.errors).toBeUndefined();
+    const events = await rest('funding-events?limit=10');
+    const named = new Set(events.flatMap((event) => event.investors.map((i: any) => i.name)));
+    const directory = new Map<string, any>();
+    for (const name of named) {
+      for (const investor of await rest(`investors?search=${encodeURIComponent(name)}&limit=100`)) {
+        directory.set(investor.id, investor);
+      }
+    }
+    expect(response.data.fundingEvents.nodes).toEqual(
+      events.map((event) => ({
+        uuid: event.id,
+        investors: event.investors.map((ref: any) => {
+          const investor = directory.get(ref.id);
+          return { uuid: ref.id, name: ref.name, type: investor.type, domain: investor.domain };
+        }),
+      })),
+    );
+    expect(events.some((event) => event.investors.length > 0)).toBe(true);
+  });
+
   it('runs the operation each request names in a document of several', async () => {
     const document = `
       query Rounds { fundingEvents(first: 2) { nodes { uuid round } } }

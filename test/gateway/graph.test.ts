@@ -91,15 +91,13 @@ describe('fewest upstream calls: exact requests and credits', () => {
     }
     expect(chosen, 'a company with rounds and findable investors').toBeDefined();
     stack.sandbox.reset();
-    // The worst case counts 127 credits per investor (a name search) and 10 per round.
+    // Fits the default budget: 1 + 5 + 5 rounds x 3 investors assumed x 1 credit each = 21.
     const response = await stack.gql(
       `{
         company(domain: "${chosen!.domain}") {
           fundingEvents(first: 5) { nodes { investors { uuid name type domain hqCountry { code } } } }
         }
       }`,
-      {},
-      { headers: { 'x-credit-budget': '10000' } },
     );
     expect(response.errors).toBeUndefined();
     const shown = response.data.company.fundingEvents.nodes.flatMap((n: any) => n.investors);
@@ -224,9 +222,8 @@ describe('fewest upstream calls: exact requests and credits', () => {
     const response = await stack.gql(
       `query ($ids: [ID!]!) { nodes(ids: $ids) { id ... on Company { uuid } ... on Person { uuid }
         ... on Investor { uuid } ... on ExecMove { uuid } ... on FundingEvent { uuid } ... on Acquisition { uuid } } }`,
+      // Fits the default budget: each id is counted at its assumed cost, 1 credit.
       { ids },
-      // Each id is counted at its worst case: 127 credits for an investor's name search.
-      { headers: { 'x-credit-budget': '10000' } },
     );
     expect(response.errors).toBeUndefined();
     expect(response.data.nodes.map((n: any) => n && [n.id, n.uuid])).toEqual(

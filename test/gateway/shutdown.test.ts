@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { connect } from 'node:net';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
@@ -19,6 +20,7 @@ afterAll(async () => {
 const startProcess = (env: Record<string, string> = {}) =>
   startGatewayProcess({
     UPSTREAM_URL: sandbox.url,
+    // Identical operations in flight must each reach the service: the cache would join them.
     CACHE_TTL_SECONDS: '0',
     SHUTDOWN_GRACE_MS: '5000',
     ...env,
@@ -103,6 +105,56 @@ describe('graceful shutdown', () => {
       stop = true;
       sandbox.setLatency({});
       await agent.close();
+      gateway.child.kill('SIGKILL');
+    }
+  });
+
+  it("exits within the grace period when stdout's reader has stopped reading", async () => {
+    // A supervisor that died with the pipe still open: nobody reads, the pipe fills, and every
+    // further log line waits. 150 operations with 4,000-character names log some 600 KB.
+    const gateway = await startProcess({ SHUTDOWN_GRACE_MS: '2000' });
+    try {
+      gateway.child.stdout!.pause();
+      gateway.child.stderr!.pause();
+      const name = `Q${'x'.repeat(4_000)}`;
+      for (let i = 0; i < 150; i++) {
+        const response = await request(gateway.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query: `query ${name} { __typename }` }),
+          headersTimeout: 2_000,
+        });
+        expect(response.statusCode).toBe(200);
+        await response.body.text();
+      }
+      const signalled = Date.now();
+      gateway.child.kill('SIGTERM');
+      const [code] = await gateway.exited;
+      expect(code).toBe(0);
+      expect(Date.now() - signalled).toBeLessThan(2_000 + 5_000);
+    } finally {
+      gateway.child.kill('SIGKILL');
+    }
+  });
+
+  it('exits within the grace period while a client holds a half-sent body', async () => {
+    const gateway = await startProcess({ SHUTDOWN_GRACE_MS: '1500' });
+    const socket = connect(Number(new URL(gateway.origin).port), '127.0.0.1');
+    try {
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(
+        'POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+          'Content-Length: 1000\r\n\r\n{"query":',
+      );
+      await sleep(200);
+      const signalled = Date.now();
+      gateway.child.kill('SIGTERM');
+      const [code] = await gateway.exited;
+      expect(code).toBe(0);
+      // Closed at the end of the grace period, not held open by the client.
+      expect(Date.now() - signalled).toBeLessThan(1_500 + 3_000);
+    } finally {
+      socket.destroy();
       gateway.child.kill('SIGKILL');
     }
   });

@@ -49,6 +49,18 @@ describe('every field that can spend declares its cost (the estimate reads nothi
     expect(creditCostOf(entities)?.kind).toBe('lookup');
   });
 
+  it('a list of references declares the size it is counted at, and what loading an item costs', () => {
+    const references = fields.flatMap(([name, , field]) => {
+      const cost = creditCostOf(field as GraphQLField<unknown, unknown>);
+      return cost?.kind === 'references' ? [[name, cost] as const] : [];
+    });
+    expect(references.map(([name]) => name)).toEqual(['FundingEvent.investors']);
+    for (const [, cost] of references) {
+      expect(Number.isInteger(cost.assumedSize) && cost.assumedSize > 0).toBe(true);
+      expect(cost.load.assumedCost).toBeGreaterThan(0);
+    }
+  });
+
   it('a list of objects outside a connection is counted, or holds only leaves', () => {
     const unbounded = fields
       .filter(([, type, field]) => {
