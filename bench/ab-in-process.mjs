@@ -67,7 +67,12 @@ if (process.env.REAL) {
   }
 }
 async function appOf(dir, page, ops = {}) {
-  const { createApp } = await import(`${dir}/app.js`);
+  const { createApp: create } = await import(`${dir}/app.js`);
+  // Since issue 23 createApp returns { app, subgraph }; before, the app itself.
+  const createApp = (...args) => {
+    const created = create(...args);
+    return 'app' in created ? created.app : created;
+  };
   const { defaultConfig } = await import(`${dir}/config.js`);
   if (sandboxUrl) {
     const { createUpstream } = await import(`${dir}/upstream/create-upstream.js`);
