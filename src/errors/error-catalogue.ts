@@ -109,6 +109,12 @@ export const errorCatalogue = {
     retryable: false,
     when: "the operation spent its budget while running: this field's rest was not fetched (a list returns what it has)",
   },
+  UPSTREAM_REQUESTS_EXCEEDED: {
+    raisedBy: ['gateway'],
+    retryable: false,
+    when: `the operation would send more upstream requests than ${limit(settings.maxUpstreamRequests)} (lookups that find nothing count too): refused before it runs when its estimate says so, else its further requests are refused while it runs`,
+    extensions: '`requests`, `limit`',
+  },
   RESPONSE_TOO_LARGE: {
     raisedBy: ['gateway'],
     retryable: false,
