@@ -145,6 +145,7 @@ function graphqlServer(
         defaultBudget: config.creditBudgetDefault,
         maxBudget: config.creditBudgetMax,
         maxRecords: config.maxResponseRecords,
+        maxRequests: config.maxUpstreamRequests,
       }),
       useCompiledOperations(),
       useUpstreamSession(),
