@@ -85,6 +85,7 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
       ? new GatewayMetrics({
           processMetrics: parts.processMetrics ?? true,
           cacheBytes: () => upstream.cacheBytes(),
+          queued: () => upstream.queued(),
         })
       : undefined;
   const log = upstreamLog(logger);

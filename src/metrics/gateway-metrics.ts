@@ -49,8 +49,15 @@ export class GatewayMetrics {
    * @param options.processMetrics also collect Node's default process metrics (CPU, memory, event
    *   loop, GC) on this registry: once per process.
    * @param options.cacheBytes what the in-memory page cache holds, read at each scrape.
+   * @param options.queued the upstream requests waiting for a connection, read at each scrape.
    */
-  constructor(options: { processMetrics?: boolean; cacheBytes?: () => number | undefined } = {}) {
+  constructor(
+    options: {
+      processMetrics?: boolean;
+      cacheBytes?: () => number | undefined;
+      queued?: () => number;
+    } = {},
+  ) {
     const registry = new Registry();
     this.registry = registry;
     if (options.processMetrics) collectDefaultMetrics({ register: registry });
@@ -121,6 +128,16 @@ export class GatewayMetrics {
       collect() {
         const bytes = cacheBytes?.();
         if (bytes !== undefined) this.set(bytes);
+      },
+    });
+    const queued = options.queued;
+    new Gauge({
+      name: 'gateway_upstream_queued_requests',
+      help: "Upstream requests waiting for one of the gateway's connections to the service (UPSTREAM_CONNECTIONS): the gateway's own load, never counted as the service failing",
+      registers,
+      aggregator: 'sum',
+      collect() {
+        this.set(queued?.() ?? 0);
       },
     });
     const retries = new Counter({

@@ -17,11 +17,13 @@ function json(status: number, body: object): Response {
 }
 
 /**
- * `GET /healthz`: the process is up (200 `{"status":"ok"}`). `GET /readyz`: it should get traffic:
- * 200 `{"status":"ready"}` unless it is shutting down or the breaker is open (503, with the
- * reason), so that a load balancer sends requests to another instance meanwhile. Both carry the
- * breaker's state. Once shutdown has begun, every response also says `Connection: close`, so that
- * a kept-alive client does not hold the process open past its grace period.
+ * `GET /healthz`: the process is up (200 `{"status":"ok"}`), with the upstream breaker's state.
+ * `GET /readyz`: this instance can serve: 200 `{"status":"ready"}` unless it is shutting down
+ * (503, with the reason). An open breaker does not make it unready: every instance shares the one
+ * service, so a load balancer would take them all out together, and cached pages and errors that
+ * say when to come back are still better than no answer; the breaker shows in both bodies and in
+ * the metrics. Once shutdown has begun, every response also says `Connection: close`, so that a
+ * kept-alive client does not hold the process open past its grace period.
  */
 export function useHealth(sources: HealthSources): Plugin {
   return {
@@ -33,11 +35,7 @@ export function useHealth(sources: HealthSources): Plugin {
         endResponse(json(200, { status: 'ok', breaker }));
         return;
       }
-      const reason = sources.shuttingDown()
-        ? 'shutting down'
-        : breaker === 'open'
-          ? 'the upstream circuit breaker is open'
-          : null;
+      const reason = sources.shuttingDown() ? 'shutting down' : null;
       endResponse(
         reason
           ? json(503, { status: 'not ready', reason, breaker })

@@ -39,6 +39,8 @@ export interface Upstream {
   breakerState(): BreakerState;
   /** Bytes of pages the in-memory cache holds; undefined without one (off, or in Redis). */
   cacheBytes(): number | undefined;
+  /** Requests waiting now for a connection to the service: the gateway's own load. */
+  queued(): number;
   /**
    * Resolves once the shared cache is connected, or after `timeoutMs` without it (the gateway then
    * serves from the service until it connects). At once without one.
@@ -74,6 +76,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     shared,
     breakerState: () => circuit.state,
     cacheBytes: () => store?.bytesHeld(),
+    queued: () => transport.queued(),
     ready: async (timeoutMs) => store?.ready(timeoutMs),
     async close() {
       await Promise.all([transport.close(), store?.close()]);

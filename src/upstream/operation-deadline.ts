@@ -1,4 +1,8 @@
+import { setMaxListeners } from 'node:events';
 import { UpstreamError } from './upstream-error.js';
+
+/** The most requests of one operation listening to its signal at once (`UPSTREAM_CONCURRENCY`'s ceiling). */
+const MAX_REQUESTS_LISTENING = 1_024;
 
 /** The abort reason when the operation's deadline passes. */
 class DeadlinePassed extends Error {
@@ -35,6 +39,9 @@ export class OperationDeadline {
     if (!client && !ms) return undefined;
     if (!this.#controller) {
       const controller = new AbortController();
+      // Each request in flight listens to it: up to UPSTREAM_CONCURRENCY at once, more than the
+      // default of 10 that warns of a leak.
+      setMaxListeners(MAX_REQUESTS_LISTENING, controller.signal);
       this.#controller = controller;
       if (client?.aborted) controller.abort(client.reason);
       client?.addEventListener('abort', () => controller.abort(client.reason), { once: true });

@@ -21,6 +21,8 @@ export interface TransportOptions {
 /** The innermost {@link UpstreamCall}: one HTTP GET, and the pool it runs on. */
 export interface Transport {
   call: UpstreamCall;
+  /** Requests waiting now for one of the pool's connections (0 with a `dispatcher` passed in). */
+  queued(): number;
   /** Closes the keep-alive connections (not a `dispatcher` passed in). */
   close(): Promise<void>;
 }
@@ -60,6 +62,29 @@ function networkError(error: unknown, timeoutMs: number): UpstreamError {
   }
 }
 
+/** A request option: called once undici puts the request on a connection. */
+const ON_CONNECTION = Symbol('onConnection');
+
+/**
+ * An undici interceptor that calls a request's {@link ON_CONNECTION} when undici puts it on a
+ * connection (`onRequestStart`), so that its timeout counts from there, not from the queue.
+ */
+const tellOnConnection: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => {
+  const onConnection = (opts as { [ON_CONNECTION]?: () => void })[ON_CONNECTION];
+  if (!onConnection) return dispatch(opts, handler);
+  return dispatch(opts, {
+    onRequestStart(controller, context) {
+      onConnection();
+      return handler.onRequestStart?.(controller, context);
+    },
+    onRequestUpgrade: (...args) => handler.onRequestUpgrade?.(...args),
+    onResponseStart: (...args) => handler.onResponseStart?.(...args),
+    onResponseData: (...args) => handler.onResponseData?.(...args),
+    onResponseEnd: (...args) => handler.onResponseEnd?.(...args),
+    onResponseError: (...args) => handler.onResponseError?.(...args),
+  });
+};
+
 /**
  * Sends one GET over an undici keep-alive pool and returns facts: the success envelope with the
  * size of its body, or an `UpstreamError` with the status, the service's code, `retryAfter` and
@@ -70,12 +95,13 @@ export function createTransport(options: TransportOptions): Transport {
   const base = new URL(options.baseUrl);
   const origin = base.origin;
   const prefix = base.pathname.replace(/\/+$/, '');
-  const dispatcher =
+  const pool =
     options.dispatcher ??
     new Pool(origin, {
       connections: options.connections ?? defaultConfig.upstreamConnections,
       keepAliveTimeout: 30_000,
     });
+  const dispatcher = pool.compose(tellOnConnection);
   const { timeoutMs } = options;
 
   return {
@@ -84,16 +110,22 @@ export function createTransport(options: TransportOptions): Transport {
       const path = `${prefix}${endpoints[endpoint].path}?${query}`;
       let response: Dispatcher.ResponseData;
       let text: string;
-      // One deadline for the whole exchange, headers and body together: the setting's meaning.
-      // One controller and one timer per request, following the caller's signal by hand:
-      // AbortSignal.timeout and AbortSignal.any cost a timer, weak references and a
-      // finalization-registry entry each, per request (see BENCHMARKS.md, issue 13).
+      // One deadline for the exchange, headers and body together, started once the request is
+      // on a connection: time queued for one of the pool's connections (the gateway's own load)
+      // is never counted as the service's. One controller and one timer per request, following
+      // the caller's signal by hand: AbortSignal.timeout and AbortSignal.any cost a timer, weak
+      // references and a finalization-registry entry each, per request (BENCHMARKS.md).
       const controller = new AbortController();
+      let sent = false;
       let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        controller.abort();
-      }, timeoutMs);
+      let timer: NodeJS.Timeout | undefined;
+      const onConnection = () => {
+        sent = true;
+        timer = setTimeout(() => {
+          timedOut = true;
+          controller.abort();
+        }, timeoutMs);
+      };
       const follow = () => controller.abort(signal?.reason);
       if (signal?.aborted) follow();
       else signal?.addEventListener('abort', follow, { once: true });
@@ -104,12 +136,18 @@ export function createTransport(options: TransportOptions): Transport {
           method: 'GET',
           headers: { 'x-api-key': apiKey, accept: 'application/json' },
           signal: controller.signal,
-        });
+          [ON_CONNECTION]: onConnection,
+        } as Dispatcher.RequestOptions);
         text = await response.body.text();
       } catch (error) {
         // The caller's abort first: whatever undici rejected with then, it is not the service's.
+        if (signal?.aborted && !sent) {
+          throw unavailable('queued', 'the request waited for a free connection to the service');
+        }
         if (signal?.aborted) throw unavailable('aborted', 'the request was aborted');
-        if (timedOut) throw unavailable('timeout', `no complete answer within ${timeoutMs} ms`);
+        if (timedOut) {
+          throw unavailable('timeout', `no complete answer within ${timeoutMs} ms of being sent`);
+        }
         throw networkError(error, timeoutMs);
       } finally {
         clearTimeout(timer);
@@ -134,8 +172,9 @@ export function createTransport(options: TransportOptions): Transport {
       }
       throw errorFromResponse(statusCode, body, response.headers['retry-after']);
     },
+    queued: () => (pool instanceof Pool ? pool.stats.queued : 0),
     async close() {
-      if (!options.dispatcher) await dispatcher.close();
+      if (!options.dispatcher) await pool.close();
     },
   };
 }

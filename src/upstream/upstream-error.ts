@@ -23,6 +23,7 @@ export type UpstreamFailure =
   | 'network' /** another network error */
   | 'malformed' /** a 2xx whose body is not the spec's envelope */
   | 'aborted' /** the call was aborted before it completed */
+  | 'queued' /** aborted while it waited for one of the gateway's connections: not sent */
   | 'open-circuit' /** no request was sent: the circuit breaker is open */
   | 'deadline' /** the operation's deadline passed before the call completed */
   | 'no-key' /** no request was sent: the caller has no key */

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { parseMetrics, valueOf } from '../helpers/prometheus.js';
 import { NO_CACHE, SMALL_SIZES, startGateway, type Gateway } from '../helpers/start-stack.js';
 
 const LIST = `{ fundingEvents(first: 3) { nodes { uuid } } }`;
@@ -34,7 +35,12 @@ describe('the circuit breaker', () => {
     sandbox.setFaults({ serverError: 1 });
     for (let i = 0; i < 3; i++) await gateway.gql(LIST);
     expect(sandbox.requestLog()).toHaveLength(3);
-    expect((await health(gateway.url, '/readyz')).status).toBe(503);
+    // The service is down, not this instance: it stays ready, and says the breaker is open.
+    expect(await health(gateway.url, '/readyz')).toEqual({
+      status: 200,
+      body: { status: 'ready', breaker: 'open' },
+    });
+    expect((await health(gateway.url, '/healthz')).body).toEqual({ status: 'ok', breaker: 'open' });
 
     // Open: refused at once, nothing sent, with when to come back.
     const refused = await gateway.gql(LIST);
@@ -136,6 +142,39 @@ describe('health endpoints', () => {
         body: { status: 'ready', breaker: 'closed' },
       });
     } finally {
+      await gateway.close();
+    }
+  });
+});
+
+describe('overload inside the gateway is not an outage of the service', () => {
+  it('2 connections and 20 slow operations: every one answered, no breaker opening, ready', async () => {
+    // A pool of 2 and a 500 ms timeout; each upstream request takes 300 ms, so most wait for a
+    // connection far longer than the timeout before they are sent.
+    const gateway = await startGateway(sandbox, {
+      config: { upstreamConnections: 2, upstreamTimeoutMs: 500, breakerFailures: 3 },
+      headers: NO_CACHE,
+    });
+    sandbox.setLatency({ fixedMs: 300 });
+    try {
+      const pending = Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          gateway.gql(`{ fundingEvents(first: ${i + 1}) { nodes { uuid } } }`),
+        ),
+      );
+      // Meanwhile the metrics show the gateway's own queue.
+      await sleep(150);
+      const samples = parseMetrics(await (await fetch(`${gateway.origin}/metrics`)).text());
+      expect(valueOf(samples, 'gateway_upstream_queued_requests')).toBeGreaterThan(10);
+      const answers = await pending;
+      for (const answer of answers) expect(answer.errors).toBeUndefined();
+      expect(sandbox.requestLog()).toHaveLength(20);
+      expect(await health(gateway.url, '/readyz')).toEqual({
+        status: 200,
+        body: { status: 'ready', breaker: 'closed' },
+      });
+    } finally {
+      sandbox.setLatency({});
       await gateway.close();
     }
   });

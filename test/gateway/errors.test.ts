@@ -232,7 +232,7 @@ describe('an unusable upstream is UPSTREAM_UNAVAILABLE', () => {
     stack.sandbox.setLatency({ fixedMs: 1_000 });
     const response = await stack.gql(LIST);
     expect(response.errors![0]).toMatchObject({
-      message: expect.stringContaining('no complete answer within 300 ms'),
+      message: expect.stringContaining('no complete answer within 300 ms of being sent'),
       extensions: { code: 'UPSTREAM_UNAVAILABLE' },
     });
   });

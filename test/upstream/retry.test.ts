@@ -1,4 +1,7 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { createTransport } from '../../src/upstream/transport.js';
 import { wrap } from '../../src/upstream/operation-call.js';
 import { ledger } from '../../src/upstream/policies/ledger.js';
 import { retry, type RetryOptions } from '../../src/upstream/policies/retry.js';
@@ -63,16 +66,39 @@ describe('retry', () => {
   });
 
   it('retries an exchange that took longer than UPSTREAM_TIMEOUT_MS', async () => {
-    const { service, call, reasons } = retrying({ retries: 1 }, { timeoutMs: 50 });
-    service.pool
-      .intercept({ path: () => true })
-      .reply(200, envelope([]))
-      .delay(500);
-    service.pool.intercept({ path: () => true }).reply(200, envelope([]));
-    await call(pageRequest());
-    expect(service.sent()).toHaveLength(2);
-    expect(reasons).toEqual(['timeout']);
-    await service.done();
+    // A real server on port 0: the timeout is undici's own, which a MockAgent does not keep.
+    let answered = 0;
+    const server = createServer((_request, response) => {
+      const body = JSON.stringify(envelope([]));
+      if (answered++ === 0) setTimeout(() => response.end(body), 500);
+      else response.end(body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const transport = createTransport({
+      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      timeoutMs: 50,
+    });
+    const reasons: string[] = [];
+    const call = wrap(
+      transport.call,
+      ledger(),
+      retry({
+        retries: 1,
+        retryAfterMaxMs: 2_000,
+        random: () => 0,
+        budget: new RetryBudget(RETRY_BUDGET),
+        events: { retry: (reason) => reasons.push(reason) },
+      }),
+    );
+    try {
+      await call(pageRequest());
+      expect(answered).toBe(2);
+      expect(reasons).toEqual(['timeout']);
+    } finally {
+      await transport.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it.each([400, 401, 402, 403])('never retries %i', async (status) => {
