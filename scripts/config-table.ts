@@ -1,28 +1,21 @@
 /**
  * The README's configuration table, rendered from `settings` in src/config.ts. Run it to print the
  * table; `--write` puts it in README.md between the config-table markers (`npm run config:table`);
- * `--check` exits 1 when README.md's table is stale.
+ * `--check` exits 1 when README.md's table is stale (`npm run config:check`).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import * as prettier from 'prettier';
+import { pathToFileURL } from 'node:url';
 import { settings } from '../src/config.js';
 import type { Setting } from '../src/config/setting.js';
+import { renderTable, runTableCommand, tableIn, type ReadmeTable } from './readme-table.js';
 
-const readmePath = fileURLToPath(new URL('../README.md', import.meta.url));
-const start = '<!-- config-table:start -->';
-const end = '<!-- config-table:end -->';
-
-/** The markdown table of settings (variable, default, meaning), as prettier formats README.md. */
-export async function renderConfigTable(): Promise<string> {
-  const cell = (text: string) => text.replaceAll('|', '\\|');
-  const rows = Object.values(settings).map(
-    (s) => `| \`${s.env}\` | ${cell(shownDefault(s))} | ${cell(s.description)} |`,
-  );
-  const markdown = ['| variable | default | meaning |', '| - | - | - |', ...rows].join('\n');
-  const options = await prettier.resolveConfig(readmePath);
-  return prettier.format(markdown, { ...options, parser: 'markdown' });
-}
+/** The settings: variable, default, meaning. */
+export const configTable: ReadmeTable = {
+  marker: 'config-table',
+  title: 'configuration table',
+  command: 'npm run config:table',
+  columns: ['variable', 'default', 'meaning'],
+  rows: () => Object.values(settings).map((s) => [`\`${s.env}\``, shownDefault(s), s.description]),
+};
 
 function shownDefault(s: Setting<unknown>): string {
   if (s.secret) return 'a built-in constant';
@@ -34,34 +27,12 @@ function shownDefault(s: Setting<unknown>): string {
   return `\`${String(s.default)}\``;
 }
 
-/** The table `readme` holds between the config-table markers. */
-export function readmeConfigTable(readme: string): string {
-  const [from, to] = markers(readme);
-  return `${readme.slice(from, to).trim()}\n`;
-}
+/** The markdown table of settings, as prettier formats README.md. */
+export const renderConfigTable = () => renderTable(configTable);
 
-function markers(readme: string): [number, number] {
-  const from = readme.indexOf(start);
-  const to = readme.indexOf(end);
-  if (from < 0 || to < from)
-    throw new Error(`README.md needs ${start} and ${end} around the table`);
-  return [from + start.length, to];
-}
+/** The table `readme` holds between the config-table markers. */
+export const readmeConfigTable = (readme: string) => tableIn(readme, configTable);
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const table = await renderConfigTable();
-  const readme = readFileSync(readmePath, 'utf8');
-  if (process.argv.includes('--check')) {
-    if (readmeConfigTable(readme) !== table) {
-      console.error("README.md's configuration table is stale: run `npm run config:table`");
-      process.exit(1);
-    }
-    console.log("README.md's configuration table is up to date");
-  } else if (process.argv.includes('--write')) {
-    const [from, to] = markers(readme);
-    writeFileSync(readmePath, `${readme.slice(0, from)}\n\n${table}\n${readme.slice(to)}`);
-    console.log(`wrote the configuration table to ${readmePath}`);
-  } else {
-    process.stdout.write(table);
-  }
+  await runTableCommand(configTable);
 }

@@ -11,7 +11,8 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_CURSOR_SECRET } from '../../src/config.js';
 import { companyNode } from '../../src/nodes/company-node.js';
 import { fundingEventNode } from '../../src/nodes/funding-event-node.js';
-import { decodeGlobalId, encodeGlobalId } from '../../src/nodes/global-id.js';
+import { encodeGlobalId } from '../../src/nodes/global-id.js';
+import { decodeNodeId } from '../../src/nodes/node-types.js';
 import { investorNode } from '../../src/nodes/investor-node.js';
 import { generateDataset } from '../../src/sandbox/index.js';
 import type { FundingEventRecord } from '../../src/upstream/types.js';
@@ -49,7 +50,7 @@ const variants: Record<string, (i: number) => unknown> = {
     return `${Buffer.from(text).toString('base64url')}.${mac}`;
   },
   'write, encodeGlobalId (signed)': (i) => encodeGlobalId(ids[i]![0], ids[i]![1], secret),
-  'read, decodeGlobalId (verified)': (i) => decodeGlobalId(globalIds[i]!, secret),
+  'read, decodeNodeId (verified)': (i) => decodeNodeId(globalIds[i]!, secret),
 };
 
 /** µs per call of each variant: the median of `ROUNDS` rounds, variants interleaved. */

@@ -1,8 +1,8 @@
-import { entityKeysByType, type EntityKeys, type Representation } from '../nodes/entity-keys.js';
+import type { EntityKeys, Representation } from '../nodes/entity-keys.js';
 import { isUuid } from '../nodes/global-id.js';
 import type { LookupCost } from '../nodes/lookup-cost.js';
 import type { NodeType } from '../nodes/node-type.js';
-import { lookupOfGlobalId } from '../nodes/node-types.js';
+import { entityKeysByType, lookupOfGlobalId } from '../nodes/node-types.js';
 import { creditCostExtension, type LookupTarget } from './credit-cost.js';
 
 /** The target of one id argument: a bare UUID or a global id of this node type. */

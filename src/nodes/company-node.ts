@@ -7,6 +7,7 @@ import {
   rankedLookupCost,
   type LookupCost,
 } from './lookup-cost.js';
+import { text } from './entity-keys.js';
 import { NodeType } from './node-type.js';
 
 /** The lists a company without a domain is looked for in, each read for one record. */
@@ -26,6 +27,7 @@ const BY_EVENTS: LookupCost = { assumedCost: 1, worstCost: EVENT_LISTS };
  */
 export const companyNode = new NodeType<CompanyRecord, 'domain'>({
   typename: 'Company',
+  listedBy: 'companies',
   hints: { domain: (company) => company.domain },
   async find(session, { uuid, domain }) {
     const match = withId<CompanyRecord>(uuid);
@@ -55,6 +57,19 @@ export const companyNode = new NodeType<CompanyRecord, 'domain'>({
     );
   },
   findCost: ({ domain }) => (domain ? rankedLookupCost(LIST_RANK_ASSUMED) : BY_EVENTS),
+  entityKeys: {
+    others: ['uuid', 'domain'],
+    lookup(representation, byId) {
+      const uuid = text(representation['uuid']);
+      if (uuid) return byId({ uuid });
+      const domain = text(representation['domain']);
+      if (!domain) return null;
+      return {
+        cost: COMPANY_BY_DOMAIN_COST,
+        find: (_records, session) => findCompanyByDomain(session, domain),
+      };
+    },
+  },
 });
 
 /** What {@link findCompanyByDomain} costs: the service's filter is exact, one record. */

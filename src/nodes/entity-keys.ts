@@ -1,14 +1,8 @@
 import type { UpstreamSession } from '../upstream/upstream-session.js';
-import { COMPANY_BY_DOMAIN_COST, companyNode, findCompanyByDomain } from './company-node.js';
-import { acquisitionNode } from './acquisition-node.js';
-import { execMoveNode } from './exec-move-node.js';
-import { fundingEventNode } from './funding-event-node.js';
 import { invalidArgument } from '../errors.js';
-import { inspectGlobalId, refusedId, type NodeTypeName } from './global-id.js';
-import { findInvestorByDomain, INVESTOR_BY_DOMAIN_COST, investorNode } from './investor-node.js';
+import { inspectGlobalId, refusedId } from './global-id.js';
 import type { LookupCost } from './lookup-cost.js';
 import type { NodeId, NodeType } from './node-type.js';
-import { personNode } from './person-node.js';
 import type { RecordStore } from './record-store.js';
 
 /** A federation representation: `__typename` and the fields of one of the type's keys. */
@@ -34,19 +28,21 @@ export interface EntityKeys {
 
 const ARGUMENT = 'representations';
 
-function text(value: unknown): string | null {
+/** A representation's field as a lookup key: a string that is not empty, else null. */
+export function text(value: unknown): string | null {
   return typeof value === 'string' && value !== '' ? value : null;
 }
 
 /** `representation[field].uuid`, for keys through an embedded record (`company { uuid }`). */
-function uuidOf(representation: Representation, field: string): string | null {
+export function uuidOf(representation: Representation, field: string): string | null {
   const embedded = representation[field];
   return typeof embedded === 'object' && embedded !== null
     ? text((embedded as Record<string, unknown>)['uuid'])
     : null;
 }
 
-function byNode<T extends { id: string }, H extends string, R extends { id: string }>(
+/** The lookup of a record by its node type's `find`, through the operation's records. */
+export function byNode<T extends { id: string }, H extends string, R extends { id: string }>(
   node: NodeType<T, H, R>,
   id: NodeId<H>,
 ): EntityLookup {
@@ -70,13 +66,23 @@ function byGlobalId(
 }
 
 /**
- * A node type's keys: `id`, then `others`, read by `lookup` when the representation has no id
- * (null when it has none of their fields either).
+ * How a node type declares its federation keys besides `id` (the global id, which carries every
+ * hint its lookup needs, so it is the key other subgraphs should store): the field sets, and the
+ * lookup of a representation that has no `id` (null when it has none of their fields either).
  */
-function entityKeys<T extends { id: string }, H extends string, R extends { id: string }>(
+export interface EntityKeyDeclaration<H extends string> {
+  readonly others: readonly string[];
+  /** `byId` is the lookup of this node type by an id with those hints (its `find`). */
+  lookup(
+    representation: Representation,
+    byId: (id: NodeId<H>) => EntityLookup,
+  ): EntityLookup | null;
+}
+
+/** A node type's keys: `id`, then those it declares. */
+export function entityKeysOf<T extends { id: string }, H extends string, R extends { id: string }>(
   node: NodeType<T, H, R>,
-  others: readonly string[],
-  lookup: (representation: Representation) => EntityLookup | null,
+  { others, lookup }: EntityKeyDeclaration<H>,
 ): EntityKeys {
   const anyNode = node as unknown as NodeType<{ id: string }, string, { id: string }>;
   const keys = ['id', ...others];
@@ -85,7 +91,7 @@ function entityKeys<T extends { id: string }, H extends string, R extends { id: 
     lookupOf(representation, secret) {
       const id = text(representation['id']);
       if (id) return byGlobalId(anyNode, id, secret);
-      const found = lookup(representation);
+      const found = lookup(representation, (hints) => byNode(node, hints));
       if (found) return found;
       throw invalidArgument(
         ARGUMENT,
@@ -94,58 +100,3 @@ function entityKeys<T extends { id: string }, H extends string, R extends { id: 
     },
   };
 }
-
-/**
- * Every node type's federation keys, declared once: `@key` directives of the subgraph
- * (`src/schema/entities.ts`), `_entities`' resolver and its credit estimate come from here.
- * The service has no fetch-by-id, so a bare `uuid` is a key only where it finds the record on
- * its own (a company, a person); an investor is searched by name, and an event within its
- * company's or person's list, so their keys carry those too.
- */
-export const entityKeysByType: Record<NodeTypeName, EntityKeys> = {
-  Company: entityKeys(companyNode, ['uuid', 'domain'], (r) => {
-    const uuid = text(r['uuid']);
-    if (uuid) return byNode(companyNode, { uuid });
-    const domain = text(r['domain']);
-    if (!domain) return null;
-    return {
-      cost: COMPANY_BY_DOMAIN_COST,
-      find: (_records, session) => findCompanyByDomain(session, domain),
-    };
-  }),
-  Investor: entityKeys(investorNode, ['uuid name', 'domain'], (r) => {
-    const uuid = text(r['uuid']);
-    const name = text(r['name']);
-    if (uuid && name) return byNode(investorNode, { uuid, name });
-    const domain = text(r['domain']);
-    if (!domain) return null;
-    return {
-      cost: INVESTOR_BY_DOMAIN_COST,
-      find: (_records, session) => findInvestorByDomain(session, domain),
-    };
-  }),
-  Person: entityKeys(personNode, ['uuid'], (r) => {
-    const uuid = text(r['uuid']);
-    return uuid ? byNode(personNode, { uuid }) : null;
-  }),
-  FundingEvent: entityKeys(fundingEventNode, ['uuid company { uuid }'], (r) => {
-    const uuid = text(r['uuid']);
-    const companyId = uuidOf(r, 'company');
-    return uuid && companyId ? byNode(fundingEventNode, { uuid, companyId }) : null;
-  }),
-  ExecMove: entityKeys(execMoveNode, ['uuid person { uuid }'], (r) => {
-    const uuid = text(r['uuid']);
-    const personId = uuidOf(r, 'person');
-    return uuid && personId ? byNode(execMoveNode, { uuid, personId }) : null;
-  }),
-  Acquisition: entityKeys(
-    acquisitionNode,
-    ['uuid acquirer { uuid }', 'uuid target { uuid }'],
-    (r) => {
-      const uuid = text(r['uuid']);
-      // The service's `companyId` filter matches the acquirer or the target.
-      const companyId = uuidOf(r, 'acquirer') ?? uuidOf(r, 'target');
-      return uuid && companyId ? byNode(acquisitionNode, { uuid, companyId }) : null;
-    },
-  ),
-};

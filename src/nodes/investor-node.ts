@@ -2,6 +2,7 @@ import type { UpstreamSession } from '../upstream/upstream-session.js';
 import type { InvestorRecord, InvestorRef } from '../upstream/types.js';
 import { FIRST_RECORD_ONLY, findInList, withId } from './find-in-list.js';
 import { FIRST_RECORD_COST, NO_LOOKUP, rankedLookupCost } from './lookup-cost.js';
+import { text } from './entity-keys.js';
 import { NodeType } from './node-type.js';
 
 /**
@@ -24,12 +25,27 @@ export const INVESTOR_NAME_RANK_ASSUMED = 1;
  */
 export const investorNode = new NodeType<InvestorRecord, 'name', InvestorRef>({
   typename: 'Investor',
+  listedBy: 'investors',
   hints: { name: (investor) => investor.name },
   async find(session, { uuid, name }) {
     if (!name) return null;
     return findInList(session, 'investors', { search: name }, withId<InvestorRecord>(uuid));
   },
   findCost: ({ name }) => (name ? rankedLookupCost(INVESTOR_NAME_RANK_ASSUMED) : NO_LOOKUP),
+  entityKeys: {
+    others: ['uuid name', 'domain'],
+    lookup(representation, byId) {
+      const uuid = text(representation['uuid']);
+      const name = text(representation['name']);
+      if (uuid && name) return byId({ uuid, name });
+      const domain = text(representation['domain']);
+      if (!domain) return null;
+      return {
+        cost: INVESTOR_BY_DOMAIN_COST,
+        find: (_records, session) => findInvestorByDomain(session, domain),
+      };
+    },
+  },
 });
 
 /** What {@link findInvestorByDomain} costs: the service's filter is exact, one record. */

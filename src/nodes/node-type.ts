@@ -1,13 +1,8 @@
 import { invalidArgument } from '../errors.js';
+import type { EndpointName } from '../upstream/endpoints.js';
 import type { UpstreamSession } from '../upstream/upstream-session.js';
-import {
-  formatLocalId,
-  inspectGlobalId,
-  isUuid,
-  parseLocalId,
-  refusedId,
-  type NodeTypeName,
-} from './global-id.js';
+import { entityKeysOf, type EntityKeyDeclaration, type EntityKeys } from './entity-keys.js';
+import { formatLocalId, inspectGlobalId, isUuid, parseLocalId, refusedId } from './global-id.js';
 import type { LookupCost } from './lookup-cost.js';
 
 /** A record's UUID and the named hints its global id carried (absent when empty). */
@@ -22,11 +17,17 @@ export type Prime = <R extends { id: string }>(
 ) => void;
 
 /**
- * How one node type is identified, found again by id, and what its records embed. `Ref` is what
- * an id is written from: the record, or less (a funding event names its investors by id and name).
+ * Everything about one node type besides its GraphQL fields, declared once: its name, the
+ * endpoint that lists it, how it is identified, found again by id and what that costs, the
+ * records it embeds, and its federation keys. The registry (`node-types.ts`), the schema's refs
+ * and `@key`s, the entity lookups and the estimate are derived from it. `Ref` is what an id is
+ * written from: the record, or less (a funding event names its investors by id and name).
  */
 export interface NodeDefinition<T extends { id: string }, H extends string, Ref = T> {
-  readonly typename: NodeTypeName;
+  /** Its GraphQL object type's name, written in its global ids. */
+  readonly typename: string;
+  /** The endpoint whose `data` lists records of this type; none for a type only embedded. */
+  readonly listedBy?: EndpointName;
   /**
    * The hints a global id carries so that the record can be found again (the service has no
    * fetch-by-id), read from the record. Their order here is their order in the id: append only,
@@ -43,6 +44,8 @@ export interface NodeDefinition<T extends { id: string }, H extends string, Ref 
   findCost(id: NodeId<H>): LookupCost;
   /** Hands every record embedded in `record` to `prime`, with its node type. */
   embeds?(record: T, prime: Prime): void;
+  /** Its federation keys besides `id`, and how a representation of them is found. */
+  readonly entityKeys: EntityKeyDeclaration<H>;
 }
 
 /** A node type: its definition, and its local ids written and read from one list of hints. */
@@ -51,14 +54,20 @@ export class NodeType<
   H extends string = string,
   Ref extends { id: string } = T,
 > {
-  readonly typename: NodeTypeName;
+  readonly typename: string;
+  /** See {@link NodeDefinition.listedBy}. */
+  readonly listedBy: EndpointName | undefined;
+  /** Its `@key` field sets, `id` first, and how each representation is found. */
+  readonly entityKeys: EntityKeys;
   readonly #definition: NodeDefinition<T, H, Ref>;
   readonly #hintNames: readonly H[];
 
   constructor(definition: NodeDefinition<T, H, Ref>) {
     this.#definition = definition;
     this.typename = definition.typename;
+    this.listedBy = definition.listedBy;
     this.#hintNames = Object.keys(definition.hints) as H[];
+    this.entityKeys = entityKeysOf(this, definition.entityKeys);
   }
 
   /** The local id of `record`: its UUID and its hints, e.g. `uuid|acme.com`. */

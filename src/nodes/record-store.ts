@@ -3,7 +3,7 @@ import { isRecord } from '../upstream/types.js';
 import type { UpstreamSession } from '../upstream/upstream-session.js';
 import { EntityLoader } from './entity-loader.js';
 import type { NodeId, NodeType, Prime } from './node-type.js';
-import { nodeListedBy } from './node-listed-by.js';
+import { nodeListedBy } from './node-types.js';
 
 /**
  * The records one operation has seen, by node type, and its lookups by id. Every page the

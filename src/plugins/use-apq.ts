@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode, gatewayError } from '../errors.js';
 
 /** Bounds of the store of automatic persisted queries (per process). */
 export interface ApqOptions {
@@ -70,22 +69,13 @@ export function useApq({
   };
 }
 
-/**
- * `no-store`: the same request succeeds once the query is registered, so no cache on the way (a
- * GET of `useGETForHashedQueries`) may keep this answer.
- */
 function notFound() {
-  return new GraphQLError('PersistedQueryNotFound', {
-    extensions: {
-      code: ErrorCode.PERSISTED_QUERY_NOT_FOUND,
-      http: { status: 404, headers: { 'cache-control': 'no-store' } },
-    },
-  });
+  return gatewayError(ErrorCode.PERSISTED_QUERY_NOT_FOUND, 'PersistedQueryNotFound');
 }
 
 function mismatch() {
-  return new GraphQLError(
+  return gatewayError(
+    ErrorCode.PERSISTED_QUERY_MISMATCH,
     'PersistedQueryMismatch: extensions.persistedQuery.sha256Hash is not the SHA-256 of the query sent with it; hash the exact query text (UTF-8, hex digest).',
-    { extensions: { code: ErrorCode.PERSISTED_QUERY_MISMATCH, http: { status: 400 } } },
   );
 }

@@ -26,9 +26,9 @@ function budgetOf(header: string | null, options: CreditBudgetOptions): number |
   const text = header?.trim();
   if (!text) return options.defaultBudget;
   if (!/^\d{1,15}$/.test(text)) {
-    return new GraphQLError(
+    return gatewayError(
+      ErrorCode.BAD_REQUEST,
       `Header "X-Credit-Budget": must be a whole number of credits from 0 to ${options.maxBudget} (got "${text.slice(0, 40)}").`,
-      { extensions: { code: ErrorCode.BAD_REQUEST, http: { status: 400 } } },
     );
   }
   return Math.min(Number(text), options.maxBudget);

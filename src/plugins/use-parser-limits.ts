@@ -1,6 +1,5 @@
-import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode, gatewayError } from '../errors.js';
 
 /** Limits on a GraphQL document, checked before it is parsed. */
 export interface ParserLimits {
@@ -63,9 +62,9 @@ function nestsDeeperThan(source: string, limit: number): boolean {
 }
 
 function tooDeep(maxDepth: number) {
-  return new GraphQLError(
+  return gatewayError(
+    ErrorCode.DOCUMENT_TOO_DEEP,
     `The document is nested more than ${maxDepth} levels deep (selection sets, lists and arguments together); nothing ran. Flatten the query or split it into several.`,
-    { extensions: { code: ErrorCode.DOCUMENT_TOO_DEEP, http: { status: 400 } } },
   );
 }
 

@@ -5,7 +5,7 @@ import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import type { GraphQLError, ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { settings } from '../config.js';
-import { ErrorCode, gatewayError } from '../errors.js';
+import { ErrorCode, gatewayError, type GatewayErrorCode } from '../errors.js';
 
 /** The limits on the size and shape of a document, each from its setting. */
 export interface QueryLimits {
@@ -34,7 +34,7 @@ function foundIn(armorError: GraphQLError): number | undefined {
  * report theirs), thrown when it parses (max-tokens has no validation context).
  */
 function refuse(
-  code: ErrorCode,
+  code: GatewayErrorCode,
   setting: { env: string },
   limit: number,
   has: (count: string) => string,

@@ -1,19 +1,11 @@
-import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode, gatewayError } from '../errors.js';
 
-/**
- * The 413 closes the connection (`Connection: close`): the rest of the body is never read, so the
- * connection cannot carry another request. Kept alive, a half-read chunked body left the next
- * request on it unanswered.
- */
 function tooLarge(limit: number) {
-  return new GraphQLError(`The request body is larger than ${limit} bytes.`, {
-    extensions: {
-      code: ErrorCode.REQUEST_ENTITY_TOO_LARGE,
-      http: { status: 413, headers: { connection: 'close' } },
-    },
-  });
+  return gatewayError(
+    ErrorCode.REQUEST_ENTITY_TOO_LARGE,
+    `The request body is larger than ${limit} bytes.`,
+  );
 }
 
 /**
@@ -29,9 +21,7 @@ export function useRequestBodyLimit(limit: number): Plugin {
       const length = request.headers.get('content-length');
       if (length !== null) {
         if (!/^\d+$/.test(length)) {
-          throw new GraphQLError('The Content-Length header is invalid.', {
-            extensions: { code: ErrorCode.BAD_REQUEST, http: { status: 400 } },
-          });
+          throw gatewayError(ErrorCode.BAD_REQUEST, 'The Content-Length header is invalid.');
         }
         if (Number(length) > limit) throw tooLarge(limit);
         return;

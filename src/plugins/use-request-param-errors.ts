@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode, gatewayError } from '../errors.js';
 
 /** The parameters a query string or a form body carries as JSON text. */
 const JSON_PARAMS = ['variables', 'extensions'] as const;
@@ -12,9 +12,7 @@ function mediaType(request: Request): string | undefined {
 
 /** A refusal of the request's parameters: HTTP 400 BAD_REQUEST with `message`. */
 function badRequest(message: string): GraphQLError {
-  return new GraphQLError(message, {
-    extensions: { code: ErrorCode.BAD_REQUEST, http: { status: 400 } },
-  });
+  return gatewayError(ErrorCode.BAD_REQUEST, message);
 }
 
 function paramsFrom(search: URLSearchParams): GraphQLParams {

@@ -4,7 +4,7 @@ import {
 } from '@graphql-yoga/plugin-persisted-operations';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import type { TrustedDocuments } from '../config/trusted-documents.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode, gatewayError, type GatewayErrorCode } from '../errors.js';
 
 /** Where other clients put an operation's id: Relay's `doc_id`, GraphQL-over-HTTP's `documentId`. */
 const ID_PARAMETERS = ['documentId', 'doc_id'] as const;
@@ -25,9 +25,9 @@ function operationIdOf(params: GraphQLParams, request: Request): string | null {
   return null;
 }
 
-/** A refusal: HTTP 400 under `application/graphql-response+json`, 200 under `application/json`. */
-function refusal(code: ErrorCode, message: string) {
-  return { message, extensions: { code, http: { status: 400, spec: true } } };
+/** A refusal, made afresh each time it is thrown. */
+function refusal(code: GatewayErrorCode, message: string) {
+  return () => gatewayError(code, message);
 }
 
 const ONLY_IDS = `This gateway runs only its trusted documents (TRUSTED_DOCUMENTS): send the id of a listed operation (extensions.persistedQuery.sha256Hash, documentId or doc_id) instead of its text.`;

@@ -1,19 +1,18 @@
-import { GraphQLError } from 'graphql';
+import type { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode, gatewayError } from '../errors.js';
 import { coercedVariables } from './coerced-variables.js';
 
 /** The error with a code: its own (a scalar's INVALID_INPUT), else BAD_USER_INPUT. */
 function withCode(error: GraphQLError): GraphQLError {
   if (error.extensions.code !== undefined) return error;
-  return new GraphQLError(error.message, {
-    nodes: error.nodes,
-    source: error.source,
-    positions: error.positions,
-    path: error.path,
-    originalError: error.originalError,
-    extensions: { ...error.extensions, code: ErrorCode.BAD_USER_INPUT },
-  });
+  const { nodes, source, positions, path, originalError } = error;
+  return gatewayError(
+    ErrorCode.BAD_USER_INPUT,
+    error.message,
+    {},
+    { nodes, source, positions, path, originalError },
+  );
 }
 
 /**

@@ -4,17 +4,17 @@ import { compact } from './field-helpers.js';
 import { filterArgs } from './filter-args.js';
 import { upstreamList } from './upstream-list.js';
 import { CONNECTION_COST } from '../estimate/credit-cost.js';
-import { AcquisitionConnection, AcquisitionRef, CompanyRef, SourceRef } from './refs.js';
+import { SourceRef } from './refs.js';
+import { nodeConnection, nodeIdentity, nodeRef } from './node-refs.js';
+import { companyNode } from '../nodes/company-node.js';
 
-builder.node(AcquisitionRef, {
+builder.node(nodeRef(acquisitionNode), {
   description: 'An acquisition or merger (GET /v1/acquisitions).',
-  id: { resolve: (deal) => acquisitionNode.localId(deal) },
-  loadWithoutCache: (id, { records }) =>
-    records.load(acquisitionNode, acquisitionNode.parseLocalId(id)),
+  ...nodeIdentity(acquisitionNode),
   fields: (t) => ({
     uuid: t.exposeID('id', { nullable: false, description: "The service's own UUID." }),
-    acquirer: t.expose('acquirer', { type: CompanyRef, nullable: true }),
-    target: t.expose('target', { type: CompanyRef, nullable: true }),
+    acquirer: t.expose('acquirer', { type: nodeRef(companyNode), nullable: true }),
+    target: t.expose('target', { type: nodeRef(companyNode), nullable: true }),
     dealAmountUsdCents: t.expose('dealAmountUsdCents', {
       type: 'SafeInt',
       nullable: true,
@@ -45,12 +45,12 @@ builder.node(AcquisitionRef, {
 builder.queryField('acquisitions', (t) =>
   t.connection(
     {
-      type: AcquisitionRef,
+      type: nodeRef(acquisitionNode),
       description: 'Acquisitions and mergers (GET /v1/acquisitions), newest discovery first.',
       args: filterArgs(t.arg, 'acquisitions'),
       resolve: upstreamList('acquisitions'),
       extensions: CONNECTION_COST,
     },
-    AcquisitionConnection,
+    nodeConnection(acquisitionNode),
   ),
 );

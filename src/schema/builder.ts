@@ -3,7 +3,9 @@ import DirectivePlugin from '@pothos/plugin-directives';
 import FederationPlugin from '@pothos/plugin-federation';
 import RelayPlugin from '@pothos/plugin-relay';
 import type { Context } from '../context.js';
-import { decodeGlobalId, encodeGlobalId } from '../nodes/global-id.js';
+import { encodeGlobalId } from '../nodes/global-id.js';
+import { decodeNodeId } from '../nodes/node-types.js';
+import NodeIdPlugin from './node-id-plugin.js';
 
 /** The one set of type parameters every resolver is checked against. */
 export interface SchemaTypes {
@@ -19,7 +21,7 @@ export interface SchemaTypes {
 export const builder = new SchemaBuilder<SchemaTypes>({
   // Federation after the plugins that wrap resolvers; its directives ride on DirectivePlugin. They
   // only add `@key`s and `@shareable`, printed in the subgraph's SDL, not in schema.graphql.
-  plugins: [RelayPlugin, DirectivePlugin, FederationPlugin],
+  plugins: [RelayPlugin, NodeIdPlugin, DirectivePlugin, FederationPlugin],
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
@@ -36,7 +38,7 @@ export const builder = new SchemaBuilder<SchemaTypes>({
     brandLoadedObjects: false,
     nodeTypeOptions: { resolveType: (record, { records }) => records.typenameOf(record) },
     encodeGlobalID: (typename, id, { config }) => encodeGlobalId(typename, id, config.cursorSecret),
-    decodeGlobalID: (globalId, { config }) => decodeGlobalId(globalId, config.cursorSecret),
+    decodeGlobalID: (globalId, { config }) => decodeNodeId(globalId, config.cursorSecret),
   },
 });
 

@@ -5,26 +5,19 @@ import { builder } from './builder.js';
 import { filterArgs } from './filter-args.js';
 import { upstreamList } from './upstream-list.js';
 import { CONNECTION_COST } from '../estimate/credit-cost.js';
-import {
-  AcquisitionConnection,
-  AcquisitionRef,
-  CompanyConnection,
-  CompanyRef,
-  CountryRef,
-  ExecMoveConnection,
-  ExecMoveRef,
-  FundingEventConnection,
-  FundingEventRef,
-} from './refs.js';
+import { CountryRef } from './refs.js';
+import { nodeConnection, nodeIdentity, nodeRef } from './node-refs.js';
+import { acquisitionNode } from '../nodes/acquisition-node.js';
+import { execMoveNode } from '../nodes/exec-move-node.js';
+import { fundingEventNode } from '../nodes/funding-event-node.js';
 import { compact, exactlyOne } from './field-helpers.js';
 
 /** The filter a company's own lists take from it. */
 const ofCompany = { companyId: (company: CompanyRecord) => company.id };
 
-builder.node(CompanyRef, {
+builder.node(nodeRef(companyNode), {
   description: 'A company from the directory, also embedded in every event about it.',
-  id: { resolve: (company) => companyNode.localId(company) },
-  loadWithoutCache: (id, { records }) => records.load(companyNode, companyNode.parseLocalId(id)),
+  ...nodeIdentity(companyNode),
   fields: (t) => ({
     uuid: t.exposeID('id', { nullable: false, description: "The service's own UUID." }),
     name: t.exposeString('name'),
@@ -47,33 +40,33 @@ builder.node(CompanyRef, {
     updatedAt: t.expose('updatedAt', { type: 'DateTime', nullable: true }),
     fundingEvents: t.connection(
       {
-        type: FundingEventRef,
+        type: nodeRef(fundingEventNode),
         description: "This company's funding rounds, newest discovery first.",
         args: filterArgs(t.arg, 'fundingEvents', ofCompany),
         resolve: upstreamList('fundingEvents', ofCompany),
         extensions: CONNECTION_COST,
       },
-      FundingEventConnection,
+      nodeConnection(fundingEventNode),
     ),
     acquisitions: t.connection(
       {
-        type: AcquisitionRef,
+        type: nodeRef(acquisitionNode),
         description: 'Acquisitions and mergers where this company is the acquirer or the target.',
         args: filterArgs(t.arg, 'acquisitions', ofCompany),
         resolve: upstreamList('acquisitions', ofCompany),
         extensions: CONNECTION_COST,
       },
-      AcquisitionConnection,
+      nodeConnection(acquisitionNode),
     ),
     execMoves: t.connection(
       {
-        type: ExecMoveRef,
+        type: nodeRef(execMoveNode),
         description: 'Executive moves at this company, newest discovery first.',
         args: filterArgs(t.arg, 'execMoves', ofCompany),
         resolve: upstreamList('execMoves', ofCompany),
         extensions: CONNECTION_COST,
       },
-      ExecMoveConnection,
+      nodeConnection(execMoveNode),
     ),
   }),
 });
@@ -81,16 +74,16 @@ builder.node(CompanyRef, {
 builder.queryFields((t) => ({
   companies: t.connection(
     {
-      type: CompanyRef,
+      type: nodeRef(companyNode),
       description: "The company directory (GET /v1/companies), in the service's order.",
       args: filterArgs(t.arg, 'companies'),
       resolve: upstreamList('companies'),
       extensions: CONNECTION_COST,
     },
-    CompanyConnection,
+    nodeConnection(companyNode),
   ),
   company: t.field({
-    type: CompanyRef,
+    type: nodeRef(companyNode),
     nullable: true,
     description:
       'One company by exactly one of `id`, `uuid` or `domain`; null when none matches. A lookup by `domain` or by an `id` costs one credit; by a bare `uuid`, up to three (the service has no fetch-by-id, so the company is read from its newest event).',

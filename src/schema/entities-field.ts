@@ -2,7 +2,7 @@ import { getNamedType, isUnionType, type GraphQLSchema } from 'graphql';
 import type { Context } from '../context.js';
 import { invalidArgument } from '../errors.js';
 import { ENTITIES_LOOKUP_COST } from '../estimate/lookup-costs.js';
-import { entityKeysByType } from '../nodes/entity-keys.js';
+import { entityKeysByType } from '../nodes/node-types.js';
 
 const ENTITY_TYPES = Object.keys(entityKeysByType);
 

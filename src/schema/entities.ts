@@ -1,43 +1,26 @@
 import type { Context } from '../context.js';
-import { entityKeysByType, type Representation } from '../nodes/entity-keys.js';
-import type { NodeTypeName } from '../nodes/global-id.js';
+import type { Representation } from '../nodes/entity-keys.js';
+import { NODE_TYPE_LIST, type AnyNodeType } from '../nodes/node-types.js';
 import { builder } from './builder.js';
-import {
-  AcquisitionRef,
-  CompanyRef,
-  ExecMoveRef,
-  FundingEventRef,
-  InvestorRefType,
-  PersonRef,
-} from './refs.js';
+import { nodeRef } from './node-refs.js';
 
 /**
  * A representation's record, found as `node(id:)` finds one: through the operation's records.
  * Async, so that a refused representation fails its own item (`_entities.N`), not the list.
  */
-function resolveReference(typename: NodeTypeName) {
-  const keys = entityKeysByType[typename];
+function resolveReference(node: AnyNodeType) {
   return async (representation: Representation, context: Context) =>
-    (await keys
+    (await node.entityKeys
       .lookupOf(representation, context.config.cursorSecret)
       ?.find(context.records, context.upstream)) ?? null;
 }
 
-/** Each node type as a federation entity: its `@key`s (src/nodes/entity-keys.ts) and lookup. */
-function asEntity(ref: Parameters<typeof builder.asEntity>[0], typename: NodeTypeName) {
-  builder.asEntity(ref, {
-    // The field sets are plain strings declared once in entity-keys.ts; Pothos's template type
-    // cannot check a string it does not see as a literal.
-    key: entityKeysByType[typename].keys.map((fields) =>
-      builder.selection<Representation>(fields as never),
-    ),
-    resolveReference: resolveReference(typename) as never,
+// Every node type is a federation entity: its `@key`s and lookup come from its declaration.
+for (const node of NODE_TYPE_LIST) {
+  builder.asEntity(nodeRef(node), {
+    // The field sets are plain strings declared with the node type; Pothos's template type cannot
+    // check a string it does not see as a literal.
+    key: node.entityKeys.keys.map((fields) => builder.selection<Representation>(fields as never)),
+    resolveReference: resolveReference(node) as never,
   });
 }
-
-asEntity(CompanyRef, 'Company');
-asEntity(InvestorRefType, 'Investor');
-asEntity(PersonRef, 'Person');
-asEntity(FundingEventRef, 'FundingEvent');
-asEntity(ExecMoveRef, 'ExecMove');
-asEntity(AcquisitionRef, 'Acquisition');

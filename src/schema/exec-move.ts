@@ -4,22 +4,24 @@ import { compact } from './field-helpers.js';
 import { filterArgs } from './filter-args.js';
 import { upstreamList } from './upstream-list.js';
 import { CONNECTION_COST } from '../estimate/credit-cost.js';
-import { CompanyRef, ExecMoveConnection, ExecMoveRef, PersonRef, SourceRef } from './refs.js';
+import { SourceRef } from './refs.js';
+import { nodeConnection, nodeIdentity, nodeRef } from './node-refs.js';
+import { companyNode } from '../nodes/company-node.js';
+import { personNode } from '../nodes/person-node.js';
 
-builder.node(ExecMoveRef, {
+builder.node(nodeRef(execMoveNode), {
   description: 'An executive job change (GET /v1/exec-moves).',
-  id: { resolve: (move) => execMoveNode.localId(move) },
-  loadWithoutCache: (id, { records }) => records.load(execMoveNode, execMoveNode.parseLocalId(id)),
+  ...nodeIdentity(execMoveNode),
   fields: (t) => ({
     uuid: t.exposeID('id', { nullable: false, description: "The service's own UUID." }),
-    person: t.expose('person', { type: PersonRef, nullable: true }),
+    person: t.expose('person', { type: nodeRef(personNode), nullable: true }),
     company: t.expose('company', {
-      type: CompanyRef,
+      type: nodeRef(companyNode),
       nullable: true,
       description: 'The company where the move takes place.',
     }),
     fromCompany: t.expose('fromCompany', {
-      type: CompanyRef,
+      type: nodeRef(companyNode),
       nullable: true,
       description: 'The company the person comes from.',
     }),
@@ -44,12 +46,12 @@ builder.node(ExecMoveRef, {
 builder.queryField('execMoves', (t) =>
   t.connection(
     {
-      type: ExecMoveRef,
+      type: nodeRef(execMoveNode),
       description: 'Executive moves (GET /v1/exec-moves), newest discovery first.',
       args: filterArgs(t.arg, 'execMoves'),
       resolve: upstreamList('execMoves'),
       extensions: CONNECTION_COST,
     },
-    ExecMoveConnection,
+    nodeConnection(execMoveNode),
   ),
 );

@@ -6,14 +6,9 @@ import { compact } from './field-helpers.js';
 import { filterArgs } from './filter-args.js';
 import { upstreamList } from './upstream-list.js';
 import { CONNECTION_COST } from '../estimate/credit-cost.js';
-import {
-  CompanyRef,
-  FundingEventConnection,
-  FundingEventRef,
-  InvestorRefType,
-  SourceRef,
-  type InvestorStub,
-} from './refs.js';
+import { SourceRef } from './refs.js';
+import { nodeConnection, nodeIdentity, nodeRef } from './node-refs.js';
+import { companyNode } from '../nodes/company-node.js';
 
 /**
  * The investors the estimate counts per round, as `@listSize(assumedSize:)` does: the service
@@ -24,14 +19,12 @@ import {
  */
 export const ROUND_INVESTORS_ASSUMED = 3;
 
-builder.node(FundingEventRef, {
+builder.node(nodeRef(fundingEventNode), {
   description: 'A funding round (GET /v1/funding-events).',
-  id: { resolve: (event) => fundingEventNode.localId(event) },
-  loadWithoutCache: (id, { records }) =>
-    records.load(fundingEventNode, fundingEventNode.parseLocalId(id)),
+  ...nodeIdentity(fundingEventNode),
   fields: (t) => ({
     uuid: t.exposeID('id', { nullable: false, description: "The service's own UUID." }),
-    company: t.expose('company', { type: CompanyRef, nullable: true }),
+    company: t.expose('company', { type: nodeRef(companyNode), nullable: true }),
     round: t.exposeString('round', { description: 'Funding round, e.g. `series_a`; open-ended.' }),
     amountUsdCents: t.expose('amountUsdCents', {
       type: 'SafeInt',
@@ -46,12 +39,11 @@ builder.node(FundingEventRef, {
       description: 'Amount in the minor units of the original currency.',
     }),
     investors: t.field({
-      type: [InvestorRefType],
+      type: [nodeRef(investorNode)],
       nullable: true,
       description:
         "The round's investors. `id`, `uuid` and `name` come with the event; any other field loads each distinct investor once per operation (one request each, made concurrently; usually one credit each).",
-      resolve: (event) =>
-        compact(event.investors)?.map((ref): InvestorStub => ({ ...ref, stub: true })) ?? null,
+      resolve: (event) => compact(event.investors) ?? null,
       extensions: creditCostExtension({
         kind: 'references',
         assumedSize: ROUND_INVESTORS_ASSUMED,
@@ -72,12 +64,12 @@ builder.node(FundingEventRef, {
 builder.queryField('fundingEvents', (t) =>
   t.connection(
     {
-      type: FundingEventRef,
+      type: nodeRef(fundingEventNode),
       description: 'Funding rounds (GET /v1/funding-events), newest discovery first.',
       args: filterArgs(t.arg, 'fundingEvents'),
       resolve: upstreamList('fundingEvents'),
       extensions: CONNECTION_COST,
     },
-    FundingEventConnection,
+    nodeConnection(fundingEventNode),
   ),
 );

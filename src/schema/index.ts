@@ -11,21 +11,18 @@ import './funding-event.js';
 import './node.js';
 import './entities.js';
 import { withEntitiesField } from './entities-field.js';
-import { withSynchronousNodeIds } from './synchronous-node-ids.js';
 
 /** The gateway's GraphQL schema (`/graphql`). */
-export const schema = withSynchronousNodeIds(builder.toSchema({ sortSchema: false }));
+export const schema = builder.toSchema({ sortSchema: false });
 
 /**
  * The same graph as an Apollo Federation v2 subgraph (`/subgraph`): the node types as entities,
  * with `_entities` and `_service`. Its SDL is `subgraph.graphql`.
  */
 export const subgraphSchema = withEntitiesField(
-  withSynchronousNodeIds(
-    builder.toSubGraphSchema({
-      sortSchema: false,
-      linkUrl: 'https://specs.apollo.dev/federation/v2.6',
-      federationDirectives: ['@key', '@shareable'],
-    }),
-  ),
+  builder.toSubGraphSchema({
+    sortSchema: false,
+    linkUrl: 'https://specs.apollo.dev/federation/v2.6',
+    federationDirectives: ['@key', '@shareable'],
+  }),
 );

@@ -5,39 +5,39 @@ import {
   INVESTOR_BY_DOMAIN_COST,
   investorNode,
 } from '../nodes/investor-node.js';
-import type { InvestorRecord } from '../upstream/types.js';
+import type { InvestorRecord, InvestorRef } from '../upstream/types.js';
 import { builder } from './builder.js';
 import { exactlyOne } from './field-helpers.js';
 import { filterArgs } from './filter-args.js';
 import { upstreamList } from './upstream-list.js';
 import { CONNECTION_COST } from '../estimate/credit-cost.js';
-import { CountryRef, InvestorConnection, InvestorRefType, type InvestorStub } from './refs.js';
+import { CountryRef } from './refs.js';
+import { nodeConnection, nodeIdentity, nodeRef } from './node-refs.js';
 
 /**
  * The full record behind an investor. A funding event names its investors by `{ id, name }`
  * only; the first field asked beyond those loads the record, once per investor per operation.
  */
-function full(investor: InvestorRecord | InvestorStub, context: Context) {
-  return 'stub' in investor
-    ? context.records.load(investorNode, { uuid: investor.id, name: investor.name ?? undefined })
-    : investor;
+function full(investor: InvestorRef, context: Context) {
+  // A record some page listed as an investor is full; `{ id, name }` under a round is not.
+  return context.records.typenameOf(investor) === investorNode.typename
+    ? (investor as InvestorRecord)
+    : context.records.load(investorNode, { uuid: investor.id, name: investor.name ?? undefined });
 }
 
 /** The resolver of a field that may need the full record. */
 function fromRecord<K extends keyof InvestorRecord>(key: K) {
   return async (
-    investor: InvestorRecord | InvestorStub,
+    investor: InvestorRef,
     _args: object,
     context: Context,
   ): Promise<InvestorRecord[K] | null> => (await full(investor, context))?.[key] ?? null;
 }
 
-builder.node(InvestorRefType, {
-  name: 'Investor',
+builder.node(nodeRef(investorNode), {
   description:
     'An investor from the directory. Under `FundingEvent.investors`, `id`, `uuid` and `name` are free; any other field loads the investor (one request and usually one credit per distinct investor).',
-  id: { resolve: (investor) => investorNode.localId(investor) },
-  loadWithoutCache: (id, { records }) => records.load(investorNode, investorNode.parseLocalId(id)),
+  ...nodeIdentity(investorNode),
   fields: (t) => ({
     uuid: t.exposeID('id', { nullable: false, description: "The service's own UUID." }),
     name: t.exposeString('name'),
@@ -57,16 +57,16 @@ builder.node(InvestorRefType, {
 builder.queryFields((t) => ({
   investors: t.connection(
     {
-      type: InvestorRefType,
+      type: nodeRef(investorNode),
       description: "The investor directory (GET /v1/investors), in the service's order.",
       args: filterArgs(t.arg, 'investors'),
       resolve: upstreamList('investors'),
       extensions: CONNECTION_COST,
     },
-    InvestorConnection,
+    nodeConnection(investorNode),
   ),
   investor: t.field({
-    type: InvestorRefType,
+    type: nodeRef(investorNode),
     nullable: true,
     description:
       'One investor by exactly one of `id`, `uuid` or `domain`; null when none matches. By `id` or `domain` it usually costs one credit; a bare `uuid` carries no hint to search by, so it finds nothing unless the investor was already seen in this operation.',

@@ -1,4 +1,4 @@
-import { decodeGlobalId } from '../nodes/global-id.js';
+import { decodeNodeId } from '../nodes/node-types.js';
 import { NODE_LOOKUP_COST, NODES_LOOKUP_COST } from '../estimate/lookup-costs.js';
 import { builder } from './builder.js';
 
@@ -7,7 +7,7 @@ import { builder } from './builder.js';
  * `decodeGlobalID`, which is not told the argument: a refused id names `id` or `ids`.
  */
 function nodeRef(globalId: string | number, secret: string, argument: string) {
-  const { typename, id } = decodeGlobalId(String(globalId), secret, argument);
+  const { typename, id } = decodeNodeId(String(globalId), secret, argument);
   return { type: typename, id };
 }
 

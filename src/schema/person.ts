@@ -9,13 +9,13 @@ import { CONNECTION_COST } from '../estimate/credit-cost.js';
 
 /** The filter a person's moves take from them. */
 const ofPerson = { personId: (person: PersonRecord) => person.id };
-import { ExecMoveConnection, ExecMoveRef, PersonRef } from './refs.js';
+import { nodeConnection, nodeIdentity, nodeRef } from './node-refs.js';
+import { execMoveNode } from '../nodes/exec-move-node.js';
 
-builder.node(PersonRef, {
+builder.node(nodeRef(personNode), {
   description:
     'A person, as executive moves name them. The service has no person directory: a person is found through their moves.',
-  id: { resolve: (person) => personNode.localId(person) },
-  loadWithoutCache: (id, { records }) => records.load(personNode, personNode.parseLocalId(id)),
+  ...nodeIdentity(personNode),
   fields: (t) => ({
     uuid: t.exposeID('id', { nullable: false, description: "The service's own UUID." }),
     name: t.exposeString('name'),
@@ -23,20 +23,20 @@ builder.node(PersonRef, {
     linkedinUrl: t.exposeString('linkedinUrl'),
     execMoves: t.connection(
       {
-        type: ExecMoveRef,
+        type: nodeRef(execMoveNode),
         description: "This person's executive moves, newest discovery first.",
         args: filterArgs(t.arg, 'execMoves', ofPerson),
         resolve: upstreamList('execMoves', ofPerson),
         extensions: CONNECTION_COST,
       },
-      ExecMoveConnection,
+      nodeConnection(execMoveNode),
     ),
   }),
 });
 
 builder.queryField('person', (t) =>
   t.field({
-    type: PersonRef,
+    type: nodeRef(personNode),
     nullable: true,
     description:
       'One person by `id` or `uuid`; null when the service has no move of theirs. Costs one credit (the person is read from one of their moves).',

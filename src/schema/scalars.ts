@@ -1,12 +1,12 @@
-import { GraphQLError, Kind } from 'graphql';
-import { ErrorCode } from '../errors.js';
+import { Kind } from 'graphql';
+import { ErrorCode, gatewayError } from '../errors.js';
 import { builder } from './builder.js';
 
 const ISO_8601 =
   /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):?(\d{2})))?$/i;
 
 function invalid(message: string) {
-  return new GraphQLError(message, { extensions: { code: ErrorCode.INVALID_INPUT } });
+  return gatewayError(ErrorCode.INVALID_INPUT, message);
 }
 
 function daysIn(year: number, month: number): number {

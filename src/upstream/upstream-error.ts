@@ -1,26 +1,15 @@
+import { isServiceCode, type ErrorCode, type ServiceErrorCode } from '../errors/error-catalogue.js';
+
 /**
- * The codes an upstream failure carries: the service's own five (spec section 7), passed through;
- * `UPSTREAM_UNAVAILABLE` for every failure that is the service's rather than the caller's
- * (unreachable, timed out, 5xx, an unknown code, a malformed body); and
- * `CREDIT_BUDGET_EXHAUSTED` for a page the operation's budget did not allow to be sent.
+ * The codes an upstream failure carries: the service's own (spec section 7, listed in the error
+ * catalogue), passed through; `UPSTREAM_UNAVAILABLE` for every failure that is the service's
+ * rather than the caller's (unreachable, timed out, 5xx, an unknown code, a malformed body);
+ * `CREDIT_BUDGET_EXHAUSTED` for a page the operation's budget did not allow to be sent; and
+ * `OPERATION_TIMEOUT` for a call the operation's deadline cut short.
  */
 export type UpstreamErrorCode =
-  | 'INVALID_INPUT'
-  | 'UNAUTHORIZED'
-  | 'PAYMENT_REQUIRED'
-  | 'FORBIDDEN'
-  | 'TOO_MANY_REQUESTS'
-  | 'UPSTREAM_UNAVAILABLE'
-  | 'CREDIT_BUDGET_EXHAUSTED'
-  | 'OPERATION_TIMEOUT';
-
-const SERVICE_CODES: ReadonlySet<string> = new Set<UpstreamErrorCode>([
-  'INVALID_INPUT',
-  'UNAUTHORIZED',
-  'PAYMENT_REQUIRED',
-  'FORBIDDEN',
-  'TOO_MANY_REQUESTS',
-]);
+  | ServiceErrorCode
+  | Extract<ErrorCode, 'UPSTREAM_UNAVAILABLE' | 'CREDIT_BUDGET_EXHAUSTED' | 'OPERATION_TIMEOUT'>;
 
 /** Statuses that say the service failed this time and may not the next (spec: GETs only). */
 const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([500, 502, 503, 504]);
@@ -122,10 +111,10 @@ export function errorFromResponse(
     requestId: typeof meta?.requestId === 'string' ? meta.requestId : undefined,
     retryAfter: parseRetryAfter(retryAfterHeader),
   } as const;
-  if (code !== undefined && SERVICE_CODES.has(code) && status < 500) {
+  if (code !== undefined && isServiceCode(code) && status < 500) {
     return new UpstreamError(`Business-Signals API: ${upstreamMessage ?? code}`, {
       ...facts,
-      code: code as UpstreamErrorCode,
+      code,
     });
   }
   const what = code ? `${status} ${code}` : `HTTP ${status}`;

@@ -11,7 +11,9 @@ import {
   investorNode,
 } from '../../src/nodes/investor-node.js';
 import { LIST_RANK_ASSUMED, lookupCredits } from '../../src/nodes/lookup-cost.js';
-import { nodeTypes } from '../../src/nodes/node-types.js';
+import { NODE_TYPE_LIST } from '../../src/nodes/node-types.js';
+
+const nodeTypes = Object.fromEntries(NODE_TYPE_LIST.map((node) => [node.typename, node]));
 import type { NodeId } from '../../src/nodes/node-type.js';
 import { budgetPolicy } from '../../src/upstream/policies/budget.js';
 import type { UpstreamRecord } from '../../src/upstream/types.js';
@@ -131,7 +133,7 @@ describe("each node type's findCost is what its find spends", () => {
     expect(investorNode.findCost(hinted.Investor!)).toEqual({ assumedCost: 1, worstCost: null });
     expect(investorNode.findCost({ uuid: UUID })).toEqual({ assumedCost: 0, worstCost: 0 });
     for (const typename of ['FundingEvent', 'ExecMove', 'Acquisition'] as const) {
-      expect(nodeTypes[typename].findCost(hinted[typename]!)).toEqual({
+      expect(nodeTypes[typename]!.findCost(hinted[typename]!)).toEqual({
         assumedCost: 1,
         worstCost: null,
       });

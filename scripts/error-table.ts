@@ -1,0 +1,47 @@
+/**
+ * The README's error table, rendered from the catalogue in src/errors/error-catalogue.ts. Run it
+ * to print the table; `--write` puts it in README.md between the error-table markers
+ * (`npm run errors:table`); `--check` exits 1 when README.md's table is stale
+ * (`npm run errors:check`).
+ */
+import { pathToFileURL } from 'node:url';
+import { errorCatalogue, type ErrorEntry, type ErrorHttp } from '../src/errors/error-catalogue.js';
+import { renderTable, runTableCommand, tableIn, type ReadmeTable } from './readme-table.js';
+
+/** Every code: its HTTP status, whether to retry, who raises it, when, and its extensions. */
+export const errorTable: ReadmeTable = {
+  marker: 'error-table',
+  title: 'error table',
+  command: 'npm run errors:table',
+  columns: ['`extensions.code`', 'HTTP status', 'retry', 'raised by', 'when', 'extra `extensions`'],
+  rows: () =>
+    Object.entries(errorCatalogue).map(([code, entry]: [string, ErrorEntry]) => [
+      `\`${code}\``,
+      shownStatus(entry.http),
+      entry.retryable ? 'yes' : 'no',
+      entry.raisedBy.join(', '),
+      entry.when,
+      entry.extensions ?? '',
+    ]),
+};
+
+function shownStatus(http: ErrorHttp | undefined): string {
+  if (!http) return '200';
+  const headers = Object.entries(http.headers ?? {}).map(
+    ([name, value]) => `\`${name}: ${value}\``,
+  );
+  return [
+    `${http.status}${http.spec ? ' (200 under `application/json`)' : ''}`,
+    ...headers.map((header) => `with ${header}`),
+  ].join(' ');
+}
+
+/** The markdown table of error codes, as prettier formats README.md. */
+export const renderErrorTable = () => renderTable(errorTable);
+
+/** The table `readme` holds between the error-table markers. */
+export const readmeErrorTable = (readme: string) => tableIn(readme, errorTable);
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  await runTableCommand(errorTable);
+}

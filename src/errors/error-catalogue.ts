@@ -1,0 +1,239 @@
+import { settings } from '../config.js';
+import type { Setting } from '../config/setting.js';
+
+/**
+ * Who raises a code: `service`, the Business-Signals service (one of its own codes, spec section
+ * 7, passed through unchanged); `gateway`, this gateway; `yoga`, GraphQL Yoga, under which the
+ * gateway runs (listed so that a client knows every code it can get).
+ */
+export type ErrorSide = 'service' | 'gateway' | 'yoga';
+
+/** The status (and headers) of an HTTP response that carries an error. */
+export interface ErrorHttp {
+  readonly status: number;
+  /**
+   * The status holds under `Accept: application/graphql-response+json` only: a client that accepts
+   * `application/json` alone gets 200, as the GraphQL-over-HTTP spec asks of request errors.
+   */
+  readonly spec?: boolean;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** One code of the catalogue: what the client gets, whether to retry, and when it happens. */
+export interface ErrorEntry {
+  /**
+   * The HTTP answer. Absent where none is set: the error is in `errors` of a 200, beside whatever
+   * data the operation has (a field's error, or a refusal before execution with no `data`).
+   */
+  readonly http?: ErrorHttp;
+  /**
+   * Whether the client may send the same operation again, unchanged, and expect that it may
+   * succeed (after `extensions.retryAfter`, when it is given).
+   */
+  readonly retryable: boolean;
+  /** Who raises it. */
+  readonly raisedBy: readonly ErrorSide[];
+  /** When a client gets it: one line of markdown, the README's error table. */
+  readonly when: string;
+  /** The `extensions` it carries beside `code`, as markdown; absent for none. */
+  readonly extensions?: string;
+}
+
+/** A setting by its variable and default, e.g. "`MAX_DEPTH` (16)". */
+const limit = (s: Setting<number>) => `\`${s.env}\` (${s.default.toLocaleString('en-US')})`;
+
+const nothingRuns = '(nothing runs)';
+
+/**
+ * Every `extensions.code` a client can get, each once, in the order the README lists them.
+ * `ErrorCode`, the service's codes the upstream mapping passes through, the status each error
+ * is answered with (`gatewayError`) and the README's error table (`npm run errors:table`) are all
+ * read from here.
+ */
+export const errorCatalogue = {
+  INVALID_INPUT: {
+    raisedBy: ['service', 'gateway'],
+    retryable: false,
+    when: `an argument breaks a rule of the service, checked before any request where the gateway knows the rule (each argument's description states it): \`first\`, amounts and years >= 0, real calendar timestamps, ids, cursors (malformed, or reused with other arguments), non-blank strings, the length of strings and lists`,
+    extensions:
+      '`argument` when the gateway refused it; `requestId`, `upstreamStatus` when the service did',
+  },
+  BAD_USER_INPUT: {
+    raisedBy: ['gateway'],
+    retryable: false,
+    when: `a variable does not fit its type, e.g. \`1.5\` or \`"2000"\` for an \`Int\`, or a required one is missing (checked before any request; a \`DateTime\` or \`SafeInt\` variable answers \`INVALID_INPUT\`)`,
+  },
+  UNAUTHORIZED: {
+    raisedBy: ['service', 'gateway'],
+    retryable: false,
+    when: 'no API key was sent (no request is made), or the service does not know it',
+    extensions: '`requestId`, `upstreamStatus` when the service answered',
+  },
+  PAYMENT_REQUIRED: {
+    raisedBy: ['service'],
+    retryable: false,
+    when: "the caller's workspace has no credits left",
+    extensions: '`requestId`, `upstreamStatus`',
+  },
+  FORBIDDEN: {
+    raisedBy: ['service'],
+    retryable: false,
+    when: "the service's abuse prevention blocked the request",
+    extensions: '`requestId`, `upstreamStatus`',
+  },
+  TOO_MANY_REQUESTS: {
+    raisedBy: ['service'],
+    retryable: true,
+    when: `the workspace's rate limit was exceeded, and its \`Retry-After\` is longer than \`${settings.retryAfterMaxMs.env}\` (a shorter one is waited out once)`,
+    extensions: '`retryAfter` (seconds), `requestId`, `upstreamStatus`',
+  },
+  UPSTREAM_UNAVAILABLE: {
+    raisedBy: ['gateway'],
+    retryable: true,
+    when: 'the service was unreachable, timed out, failed (5xx), or answered an unknown code or a malformed body, after the retries; or the circuit breaker is open (nothing is sent)',
+    extensions: '`upstreamStatus`, `requestId` when known; `retryAfter` when the breaker is open',
+  },
+  OPERATION_TIMEOUT: {
+    raisedBy: ['gateway'],
+    retryable: true,
+    when: `the operation ran past \`${settings.operationTimeoutMs.env}\` (${settings.operationTimeoutMs.default / 1000} s from its first upstream request): its requests were aborted and this field was not completed (a list returns what it has)`,
+  },
+  CREDIT_BUDGET_EXCEEDED: {
+    raisedBy: ['gateway'],
+    retryable: false,
+    when: `the operation's estimate is above its budget, so it is refused before any upstream request; see [A budget per operation](#a-budget-per-operation) ${nothingRuns}`,
+    extensions: '`estimate`, `budget`',
+  },
+  CREDIT_BUDGET_EXHAUSTED: {
+    raisedBy: ['gateway'],
+    retryable: false,
+    when: "the operation spent its budget while running: this field's rest was not fetched (a list returns what it has)",
+  },
+  RESPONSE_TOO_LARGE: {
+    raisedBy: ['gateway'],
+    retryable: false,
+    when: `the answer could hold more records than ${limit(settings.maxResponseRecords)} ${nothingRuns}`,
+    extensions: '`records`, `limit`',
+  },
+  GRAPHQL_PARSE_FAILED: {
+    http: { status: 400, spec: true },
+    raisedBy: ['yoga'],
+    retryable: false,
+    when: `the document does not parse ${nothingRuns}`,
+  },
+  GRAPHQL_VALIDATION_FAILED: {
+    http: { status: 400, spec: true },
+    raisedBy: ['yoga'],
+    retryable: false,
+    when: `the document does not fit the schema ${nothingRuns}`,
+  },
+  DOCUMENT_TOO_DEEP: {
+    http: { status: 400, spec: true },
+    raisedBy: ['gateway'],
+    retryable: false,
+    when: `the document nests \`{\`, \`[\` and \`(\` too deep to parse (see [Query limits](#query-limits)); refused before parsing ${nothingRuns}`,
+  },
+  MAX_DEPTH_EXCEEDED: {
+    http: { status: 400, spec: true },
+    raisedBy: ['gateway'],
+    retryable: false,
+    when: `an operation nests fields deeper than ${limit(settings.maxDepth)}; see [Query limits](#query-limits) ${nothingRuns}`,
+    extensions: '`limit`, `found`',
+  },
+  MAX_ALIASES_EXCEEDED: {
+    http: { status: 400, spec: true },
+    raisedBy: ['gateway'],
+    retryable: false,
+    when: `an operation has more aliases than ${limit(settings.maxAliases)} ${nothingRuns}`,
+    extensions: '`limit`, `found`',
+  },
+  MAX_TOKENS_EXCEEDED: {
+    http: { status: 400, spec: true },
+    raisedBy: ['gateway'],
+    retryable: false,
+    when: `the document has more tokens than ${limit(settings.maxTokens)}; refused while parsing ${nothingRuns}`,
+    extensions: '`limit`',
+  },
+  MAX_DIRECTIVES_EXCEEDED: {
+    http: { status: 400, spec: true },
+    raisedBy: ['gateway'],
+    retryable: false,
+    when: `an operation has more directives than ${limit(settings.maxDirectives)} ${nothingRuns}`,
+    extensions: '`limit`, `found`',
+  },
+  BAD_REQUEST: {
+    http: { status: 400 },
+    raisedBy: ['gateway', 'yoga'],
+    retryable: false,
+    when: `the HTTP request is malformed, e.g. a body or a \`variables\` parameter that is not a JSON object, or an \`X-Credit-Budget\` that is not a whole number; the message names it ${nothingRuns}`,
+  },
+  REQUEST_ENTITY_TOO_LARGE: {
+    // The rest of the body is never read, so the connection cannot carry another request: kept
+    // alive, a half-read chunked body left the next request on it unanswered.
+    http: { status: 413, headers: { connection: 'close' } },
+    raisedBy: ['gateway'],
+    retryable: false,
+    when: `the request body is above ${limit(settings.maxRequestBytes)} bytes ${nothingRuns}`,
+  },
+  PERSISTED_QUERY_NOT_FOUND: {
+    // No header of its own: no cache may keep this answer (the same request succeeds once the
+    // query is registered), and every answer already says `private, no-store` (usePrivateAnswers).
+    http: { status: 404 },
+    raisedBy: ['gateway'],
+    retryable: true,
+    when: `a hash sent without its query ([persisted queries](#persisted-queries)) is not registered, or no longer: send both, which registers it (the message is \`PersistedQueryNotFound\`, on which clients do so) ${nothingRuns}`,
+  },
+  PERSISTED_QUERY_MISMATCH: {
+    http: { status: 400 },
+    raisedBy: ['gateway'],
+    retryable: false,
+    when: 'the `persistedQuery.sha256Hash` sent is not the SHA-256 of the query sent with it (nothing runs, nothing is registered)',
+  },
+  PERSISTED_QUERY_NOT_IN_LIST: {
+    http: { status: 400, spec: true },
+    raisedBy: ['gateway'],
+    retryable: false,
+    when: `\`${settings.trustedDocuments.env}\` is set and the operation id sent is not in it ${nothingRuns}`,
+  },
+  PERSISTED_QUERY_ID_REQUIRED: {
+    http: { status: 400, spec: true },
+    raisedBy: ['gateway'],
+    retryable: false,
+    when: `\`${settings.trustedDocuments.env}\` is set and the request sent query text (an APQ registration too) or no id: send a listed operation's id ${nothingRuns}`,
+  },
+  INTERNAL_SERVER_ERROR: {
+    http: { status: 500 },
+    raisedBy: ['yoga'],
+    retryable: false,
+    when: 'a bug in the gateway: the message is masked to "Unexpected error." and the error is logged (a field\'s error in a 200 once the operation runs)',
+  },
+} as const satisfies Record<string, ErrorEntry>;
+
+/** A stable `extensions.code` value a client can branch on. */
+export type ErrorCode = keyof typeof errorCatalogue;
+
+/** Every code by its name, e.g. `ErrorCode.INVALID_INPUT`. */
+export const ErrorCode = Object.freeze(
+  Object.fromEntries(Object.keys(errorCatalogue).map((code) => [code, code])),
+) as { readonly [C in ErrorCode]: C };
+
+type RaisedBy<S extends ErrorSide> = {
+  [C in ErrorCode]: S extends (typeof errorCatalogue)[C]['raisedBy'][number] ? C : never;
+}[ErrorCode];
+
+/** The service's own codes (spec section 7), which the gateway passes through. */
+export type ServiceErrorCode = RaisedBy<'service'>;
+
+/** The codes the gateway raises itself, or passes through from the service. */
+export type GatewayErrorCode = RaisedBy<'gateway'> | ServiceErrorCode;
+
+const serviceCodes: ReadonlySet<string> = new Set(
+  (Object.keys(errorCatalogue) as ErrorCode[]).filter((code) =>
+    (errorCatalogue[code] as ErrorEntry).raisedBy.includes('service'),
+  ),
+);
+
+/** Whether `code` is one of the service's own codes. */
+export function isServiceCode(code: string): code is ServiceErrorCode {
+  return serviceCodes.has(code);
+}
