@@ -136,7 +136,7 @@ function graphqlServer(
       // function that Armor's token limit replaces.
       useQueryLimits(config),
       // Keeps graphql-js's recursive parser off documents nested too deep to parse safely.
-      useParserLimits({ maxDepth: 64 }),
+      useParserLimits(),
       useVariableErrors(),
       // After useVariableErrors: it estimates with the coerced variables, before anything runs.
       useCreditBudget({

@@ -4,6 +4,13 @@ import { parseSettings, type SettingValues } from './config/parse-settings.js';
 import { setting } from './config/setting.js';
 import { trustedDocuments } from './config/trusted-documents.js';
 
+/**
+ * The deepest nesting of `{`, `[` and `(` together that a document may have to be parsed at all
+ * (graphql-js's parser is recursive; `useParserLimits` refuses deeper ones): `MAX_DEPTH`, which
+ * counts fields, can be set up to it, not beyond.
+ */
+export const PARSER_MAX_DEPTH = 64;
+
 export const DEFAULT_CURSOR_SECRET = 'business-signals-gateway/cursor/v1';
 
 /**
@@ -119,7 +126,7 @@ export const settings = {
   ),
   maxDepth: setting(
     'MAX_DEPTH',
-    integer(1, 64),
+    integer(1, PARSER_MAX_DEPTH),
     16,
     "deepest nesting of fields in an operation (a connection's `edges { node }` counts two levels)",
   ),

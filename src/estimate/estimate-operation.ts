@@ -19,6 +19,7 @@ import {
 } from 'graphql';
 import { getArgumentValues } from 'graphql/execution/values.js';
 import { peekPosition } from '../pagination/cursor-codec.js';
+import { pageSize } from '../pagination/resolve-upstream-connection.js';
 import { creditCostOf, type EstimateSettings } from './credit-cost.js';
 
 /** What an operation is expected to cost, and how many records its answer is expected to hold. */
@@ -103,11 +104,13 @@ class Walk {
     return { credits, records };
   }
 
-  /** `first` as the resolver will take it; 0 when it refuses the arguments (nothing is spent). */
+  /** `first` as the resolver takes it (`pageSize`); 0 when it refuses the arguments. */
   #first(args: Variables): number {
-    if (args.last != null || args.before != null) return 0;
-    const first = (args.first as number | null | undefined) ?? this.settings.defaultPageSize;
-    return first >= 0 && first <= this.settings.maxPageSize ? first : 0;
+    try {
+      return pageSize(args, this.settings);
+    } catch {
+      return 0;
+    }
   }
 
   /** Records a connection re-reads to resume inside an upstream page (its cursor's `skip`). */

@@ -3,6 +3,7 @@ import { isUuid } from '../nodes/global-id.js';
 import type { LookupCost } from '../nodes/lookup-cost.js';
 import type { NodeType } from '../nodes/node-type.js';
 import { entityKeysByType, lookupOfGlobalId } from '../nodes/node-types.js';
+import { exactlyOne, LOOKUP_KEYS, type LookupKey } from '../schema/field-helpers.js';
 import { creditCostExtension, type LookupTarget } from './credit-cost.js';
 
 /** The target of one id argument: a bare UUID or a global id of this node type. */
@@ -30,10 +31,13 @@ export function keyedLookupCost<
   return creditCostExtension({
     kind: 'lookup',
     targets(args, { secret }) {
-      const given = (['id', 'uuid', 'domain'] as const).filter((key) => args[key] != null);
-      if (given.length !== 1) return [];
-      const [key] = given;
-      const value = String(args[key!]);
+      let key: LookupKey;
+      let value: string;
+      try {
+        [key, value] = exactlyOne(args, LOOKUP_KEYS);
+      } catch {
+        return []; // refused by the resolver before it spends
+      }
       if (key === 'domain') {
         return byDomain === undefined ? [] : [{ typename: node.typename, cost: byDomain }];
       }

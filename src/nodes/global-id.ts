@@ -1,4 +1,5 @@
-import { createHmac, hash, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash } from 'node:crypto';
+import { constantTimeEqual } from '../constant-time-equal.js';
 import { LRUCache } from 'lru-cache';
 import { ErrorCode, gatewayError } from '../errors.js';
 
@@ -97,13 +98,6 @@ function mac(text: string, secret: string): string {
   );
 }
 
-/** Compares signatures in constant time, so that timing tells nothing of the right one. */
-function sameMac(expected: string, given: string) {
-  const a = Buffer.from(expected);
-  const b = Buffer.from(given);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 const PIPE = '|'.charCodeAt(0);
 
 /** True when a local id carries a hint that is not empty: something to look the record up by. */
@@ -160,7 +154,7 @@ export function inspectGlobalId(globalId: string, secret: string): GlobalIdReadi
   }
   const given = dot < 0 ? null : globalId.slice(dot + 1);
   const verified = hasHints(localId)
-    ? given !== null && sameMac(mac(text, secret), given)
+    ? given !== null && constantTimeEqual(mac(text, secret), given)
     : given === null;
   if (!verified) return { ok: false, reason: 'forged' };
   return { ok: true, typename, localId };

@@ -52,8 +52,14 @@ export interface UpstreamConnection<T> {
   };
 }
 
-/** Checks `first`/`last`/`before` and returns the page size; throws INVALID_INPUT. */
-export function pageSize(args: ConnectionArgs, options: PagingOptions): number {
+/**
+ * Checks `first`/`last`/`before` and returns the page size; throws INVALID_INPUT. The one
+ * statement of the rule: the estimate counts what this returns, and nothing when it throws.
+ */
+export function pageSize(
+  args: ConnectionArgs,
+  options: Pick<PagingOptions, 'defaultPageSize' | 'maxPageSize'>,
+): number {
   if (args.last != null || args.before != null) {
     throw invalidArgument(
       args.last != null ? 'last' : 'before',

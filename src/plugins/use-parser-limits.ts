@@ -1,9 +1,10 @@
 import type { Plugin } from 'graphql-yoga';
+import { PARSER_MAX_DEPTH } from '../config.js';
 import { ErrorCode, gatewayError } from '../errors.js';
 
 /** Limits on a GraphQL document, checked before it is parsed. */
 export interface ParserLimits {
-  /** Deepest nesting of `{`, `[` and `(` together (default 64). */
+  /** Deepest nesting of `{`, `[` and `(` together (default {@link PARSER_MAX_DEPTH}). */
   maxDepth?: number;
 }
 
@@ -81,7 +82,7 @@ function tooDeep(maxDepth: number) {
  * answers a document it has seen (refusals included) without a second scan, and the token limit
  * set before it still applies.
  */
-export function useParserLimits({ maxDepth = 64 }: ParserLimits = {}): Plugin {
+export function useParserLimits({ maxDepth = PARSER_MAX_DEPTH }: ParserLimits = {}): Plugin {
   return {
     onParse({ parseFn, setParseFn }) {
       setParseFn((source, options) => {

@@ -10,7 +10,7 @@ import { nodeConnection, nodeIdentity, nodeRef } from './node-refs.js';
 import { acquisitionNode } from '../nodes/acquisition-node.js';
 import { execMoveNode } from '../nodes/exec-move-node.js';
 import { fundingEventNode } from '../nodes/funding-event-node.js';
-import { compact, exactlyOne } from './field-helpers.js';
+import { compact, exactlyOne, LOOKUP_KEYS } from './field-helpers.js';
 
 /** The filter a company's own lists take from it. */
 const ofCompany = { companyId: (company: CompanyRecord) => company.id };
@@ -94,7 +94,7 @@ builder.queryFields((t) => ({
     },
     extensions: keyedLookupCost(companyNode, COMPANY_BY_DOMAIN_COST),
     resolve: (_root, args, { records, upstream, config }) => {
-      const [argument, value] = exactlyOne(args, ['id', 'uuid', 'domain']);
+      const [argument, value] = exactlyOne(args, LOOKUP_KEYS);
       if (argument === 'domain') return findCompanyByDomain(upstream, value);
       return records.load(
         companyNode,

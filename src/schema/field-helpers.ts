@@ -11,6 +11,10 @@ export function compact<T>(
   return list as readonly T[];
 }
 
+/** The keys a directory lookup (`company`, `investor`, `person`) takes exactly one of. */
+export const LOOKUP_KEYS = ['id', 'uuid', 'domain'] as const;
+export type LookupKey = (typeof LOOKUP_KEYS)[number];
+
 /**
  * For lookup fields that take one of several keys: the one key given, as `[name, value]`.
  * Throws INVALID_INPUT naming the keys when none or several are given.

@@ -7,7 +7,7 @@ import {
 } from '../nodes/investor-node.js';
 import type { InvestorRecord, InvestorRef } from '../upstream/types.js';
 import { builder } from './builder.js';
-import { exactlyOne } from './field-helpers.js';
+import { exactlyOne, LOOKUP_KEYS } from './field-helpers.js';
 import { filterArgs } from './filter-args.js';
 import { upstreamList } from './upstream-list.js';
 import { CONNECTION_COST } from '../estimate/credit-cost.js';
@@ -77,7 +77,7 @@ builder.queryFields((t) => ({
     },
     extensions: keyedLookupCost(investorNode, INVESTOR_BY_DOMAIN_COST),
     resolve: (_root, args, { records, upstream, config }) => {
-      const [argument, value] = exactlyOne(args, ['id', 'uuid', 'domain']);
+      const [argument, value] = exactlyOne(args, LOOKUP_KEYS);
       if (argument === 'domain') return findInvestorByDomain(upstream, value);
       return records.load(
         investorNode,
