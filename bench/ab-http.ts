@@ -40,6 +40,7 @@ async function gateway(name: string, dist: string, upstream: string): Promise<Se
     nodeFlags: flags ? flags.split(' ') : [],
     env: {
       UPSTREAM_URL: upstream,
+      CURSOR_SECRET: 'bench-cursor-secret',
       PORT: String(port),
       HOST: '127.0.0.1',
       CACHE_TTL_SECONDS: '0',

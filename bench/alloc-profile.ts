@@ -42,6 +42,7 @@ const gateway = spawn(process.execPath, [`--inspect=127.0.0.1:${INSPECTOR}`, `${
     PORT: String(GATEWAY),
     HOST: '127.0.0.1',
     UPSTREAM_URL: `http://127.0.0.1:${SANDBOX}`,
+    CURSOR_SECRET: 'bench-cursor-secret',
     CACHE_TTL_SECONDS: '0',
   },
 });

@@ -142,6 +142,8 @@ async function startGateway(
     script: join(dist, 'main.js'),
     env: {
       UPSTREAM_URL: upstreamUrl,
+      // Production with an upstream refuses the built-in secret.
+      CURSOR_SECRET: 'bench-cursor-secret',
       PORT: String(port),
       HOST: '127.0.0.1',
       CACHE_TTL_SECONDS: cached ? '3600' : '0',

@@ -76,7 +76,12 @@ async function main() {
       name: 'gateway',
       script: 'dist/main.js',
       nodeFlags: [`--inspect=127.0.0.1:${inspectorPort}`],
-      env: { UPSTREAM_URL: sandbox.url, PORT: String(gatewayPort), HOST: '127.0.0.1' },
+      env: {
+        UPSTREAM_URL: sandbox.url,
+        CURSOR_SECRET: 'bench-cursor-secret',
+        PORT: String(gatewayPort),
+        HOST: '127.0.0.1',
+      },
       port: gatewayPort,
       cwd: ROOT,
     });

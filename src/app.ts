@@ -165,9 +165,10 @@ function frontPlugins({ report }: Shared, endpoint: string): Plugin[] {
 }
 
 /**
- * The GraphQL server as a fetch handler: `app.fetch(request)` in tests, `createServer(app)` in
- * main.ts. Nothing listens here. Serves POST and GET on /graphql with GraphiQL (bundled, no
- * CDN), the same graph as an Apollo Federation subgraph on /subgraph, and the health endpoints.
+ * The GraphQL server as fetch handlers: `app.fetch(request)` in tests, `createServer(app)` in
+ * main.ts. Nothing listens here. `app` serves POST and GET on /graphql with GraphiQL (bundled, no
+ * CDN) and the health endpoints, and the same graph as an Apollo Federation subgraph on
+ * /subgraph (`SUBGRAPH=on`); with `SUBGRAPH_PORT` the subgraph is `subgraph`, served apart.
  */
 export function createApp(config: Config, deps: AppDeps) {
   const logger = deps.logger ?? silentLogger();
@@ -186,19 +187,18 @@ export function createApp(config: Config, deps: AppDeps) {
     ...(deps.graphiqlApiKey ? { 'X-API-Key': deps.graphiqlApiKey } : {}),
     'X-Credit-Budget': String(config.creditBudgetDefault),
   };
-  const subgraph = graphqlServer(
-    shared,
-    subgraphSchema,
-    SUBGRAPH_PATH,
-    frontPlugins(shared, SUBGRAPH_PATH),
-  );
-  return graphqlServer(
+  const subgraph =
+    config.subgraph === 'on'
+      ? graphqlServer(shared, subgraphSchema, SUBGRAPH_PATH, frontPlugins(shared, SUBGRAPH_PATH))
+      : undefined;
+  const routed = config.subgraphPort === null ? subgraph : undefined;
+  const app = graphqlServer(
     shared,
     schema,
     GRAPHQL_PATH,
     [
       // First: /subgraph is a server of its own, with its own reports.
-      useSubgraphRoute(SUBGRAPH_PATH, subgraph),
+      ...(routed ? [useSubgraphRoute(SUBGRAPH_PATH, routed)] : []),
       ...frontPlugins(shared, GRAPHQL_PATH),
       ...(deps.scrapeMetrics ? [useMetricsEndpoint(deps.scrapeMetrics)] : []),
       useHealth({
@@ -217,6 +217,8 @@ export function createApp(config: Config, deps: AppDeps) {
       },
     },
   );
+  return { app, subgraph: routed ? undefined : subgraph };
 }
 
-export type App = ReturnType<typeof createApp>;
+/** A fetch handler that also serves node's `http.createServer`. */
+export type App = ReturnType<typeof createApp>['app'];

@@ -188,15 +188,46 @@ export const settings = {
   ),
   metrics: setting(
     'METRICS',
-    oneOf('on', 'off'),
+    oneOf('on', 'off', 'public'),
     'on',
-    'Prometheus metrics at `GET /metrics`; `off` serves none',
+    "Prometheus metrics at `GET /metrics`: `on` serves them on `METRICS_PORT`, or on `PORT` while the gateway serves the sandbox; with `UPSTREAM_URL` set they stay off the public port (they show every workspace's operation names and credit volumes): set `METRICS_PORT`, or `public` to serve them on `PORT` anyway; `off` serves none",
   ),
   metricsPort: setting(
     'METRICS_PORT',
     integer(1, 65_535),
     null,
     'serve `/metrics` on this port instead of `PORT`, to keep it off the public port',
+    { shownDefault: '_(unset: on `PORT`)_' },
+  ),
+  requestTimeoutMs: setting(
+    'REQUEST_TIMEOUT_MS',
+    integer(1_000, 600_000),
+    30_000,
+    'time a client has to send a whole request, headers and body; then HTTP 408 and the connection is closed (a body sent a byte at a time holds a connection no longer)',
+  ),
+  headersTimeoutMs: setting(
+    'HEADERS_TIMEOUT_MS',
+    integer(1_000, 'REQUEST_TIMEOUT_MS'),
+    10_000,
+    "time a client has to send a request's headers",
+  ),
+  maxConnections: setting(
+    'MAX_CONNECTIONS',
+    integer(1, 1_000_000),
+    10_000,
+    'connections one gateway process holds open at once; more are refused at once',
+  ),
+  subgraph: setting(
+    'SUBGRAPH',
+    oneOf('on', 'off'),
+    'on',
+    'the Apollo Federation subgraph at `/subgraph` (its entity keys other than `id` carry unsigned hints: expose it to a router only, e.g. on `SUBGRAPH_PORT`); `off` serves none',
+  ),
+  subgraphPort: setting(
+    'SUBGRAPH_PORT',
+    integer(1, 65_535),
+    null,
+    'serve `/subgraph` on this port instead of `PORT`, for a router on a private network',
     { shownDefault: '_(unset: on `PORT`)_' },
   ),
   workers: setting(
@@ -209,7 +240,7 @@ export const settings = {
     'CURSOR_SECRET',
     string({ trim: false }),
     DEFAULT_CURSOR_SECRET,
-    'key that signs cursors and global ids with hints; set your own in production, the same on every instance (changing it voids the ids and cursors issued)',
+    'key that signs cursors and global ids with hints; required in production with `UPSTREAM_URL` (the built-in one is public), the same on every instance (changing it voids the ids and cursors issued)',
     { secret: true },
   ),
 };
@@ -222,8 +253,19 @@ export const defaultConfig: Config = parseSettings(settings, {});
 
 /**
  * Reads the config from `env`. A bad value throws one Error, a line per bad variable naming it
- * and its rule: `PORT must be an integer from 0 to 65535 (got "abc")`.
+ * and its rule: `PORT must be an integer from 0 to 65535 (got "abc")`. In production
+ * (`NODE_ENV=production`) with `UPSTREAM_URL` set, the built-in `CURSOR_SECRET` is refused.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  return parseSettings(settings, env);
+  const config = parseSettings(settings, env);
+  if (
+    env['NODE_ENV'] === 'production' &&
+    config.upstreamUrl !== null &&
+    config.cursorSecret === DEFAULT_CURSOR_SECRET
+  ) {
+    throw new Error(
+      'CURSOR_SECRET must be set with UPSTREAM_URL in production (NODE_ENV=production): the built-in one is public, and anyone could sign ids and cursors that spend your credits. Set a long random value, the same on every instance.',
+    );
+  }
+  return config;
 }

@@ -31,6 +31,8 @@ export interface GatewayParts {
 export interface Gateway {
   /** The fetch handler: `createServer(gateway.app)`, or `gateway.app.fetch(request)`. */
   readonly app: App;
+  /** The subgraph's handler, when `SUBGRAPH_PORT` serves it apart from `app`. */
+  readonly subgraphApp: App | undefined;
   readonly upstream: Upstream;
   /** The metrics, unless `METRICS=off`. */
   readonly metrics: GatewayMetrics | undefined;
@@ -40,6 +42,16 @@ export interface Gateway {
   beginShutdown(): void;
   /** Closes the upstream pool, the shared cache and the log's timers. */
   close(): Promise<void>;
+}
+
+/**
+ * Whether `/metrics` is served on `PORT`: asked for (`METRICS=public`), or `on` without a
+ * `METRICS_PORT` while the gateway serves the sandbox. With `UPSTREAM_URL` set they show every
+ * workspace's operation names and credit volumes to anyone, so they stay off the public port.
+ */
+export function metricsOnPublicPort(config: Config): boolean {
+  if (config.metrics === 'public') return true;
+  return config.metrics === 'on' && config.metricsPort === null && config.upstreamUrl === null;
 }
 
 /** The upstream pipeline's options from the settings: the one place that maps them. */
@@ -69,7 +81,7 @@ export function upstreamOptions(
 export async function createGateway(config: Config, parts: GatewayParts): Promise<Gateway> {
   const logger = parts.logger ?? silentLogger();
   const metrics =
-    config.metrics === 'on'
+    config.metrics !== 'off'
       ? new GatewayMetrics({
           processMetrics: parts.processMetrics ?? true,
           cacheBytes: () => upstream.cacheBytes(),
@@ -94,16 +106,17 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
       : () => metrics.scrape()
     : undefined;
   let shuttingDown = false;
-  const app = createApp(config, {
+  const { app, subgraph: subgraphApp } = createApp(config, {
     upstream,
     graphiqlApiKey: parts.graphiqlApiKey,
     shuttingDown: () => shuttingDown,
     logger,
     metrics,
-    scrapeMetrics: config.metricsPort === null ? scrape : undefined,
+    scrapeMetrics: metricsOnPublicPort(config) ? scrape : undefined,
   });
   return {
     app,
+    subgraphApp,
     upstream,
     metrics,
     scrape,

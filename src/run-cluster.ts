@@ -37,7 +37,7 @@ export async function runCluster(
   const fork = () => started.set(cluster.fork(env), Date.now());
 
   let metricsServer: Server | undefined;
-  if (config.metrics === 'on') {
+  if (config.metrics !== 'off') {
     const aggregator = serveClusterMetrics();
     if (config.metricsPort !== null) {
       metricsServer = await serveMetrics(config.metricsPort, config.host, () =>

@@ -17,9 +17,43 @@ export interface ServingGateway {
   shutdown(): Promise<void>;
 }
 
+/** How often the server looks for requests past their timeouts (Node's default is 30 s). */
+const TIMEOUT_CHECK_MS = 1_000;
+
 /**
- * Runs one gateway process: the gateway {@link createGateway} composes, served on `PORT`, and
- * `/metrics` on `METRICS_PORT` when set (unless the cluster's primary serves that).
+ * An HTTP server for `handler` with the settings' bounds: a whole request within
+ * `REQUEST_TIMEOUT_MS` (a body trickled a byte at a time is cut there, with 408), its headers
+ * within `HEADERS_TIMEOUT_MS`, at most `MAX_CONNECTIONS` connections.
+ */
+function listenerFor(handler: Parameters<typeof createServer>[1], config: Config): Server {
+  const server = createServer(
+    {
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: config.headersTimeoutMs,
+      connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+    },
+    handler,
+  );
+  server.keepAliveTimeout = 65_000;
+  server.maxConnections = config.maxConnections;
+  return server;
+}
+
+/** Resolves with `server` once it listens on `port`; rejects if it cannot (the port is taken). */
+function listen(server: Server, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}
+
+/**
+ * Runs one gateway process: the gateway {@link createGateway} composes, served on `PORT`,
+ * `/subgraph` on `SUBGRAPH_PORT` when set, and `/metrics` on `METRICS_PORT` when set (unless the
+ * cluster's primary serves that).
  */
 export async function serveGateway(config: Config, parts: GatewayParts): Promise<ServingGateway> {
   const gateway = await createGateway(config, parts);
@@ -27,11 +61,14 @@ export async function serveGateway(config: Config, parts: GatewayParts): Promise
     gateway.scrape && config.metricsPort !== null && !parts.clusterWorker
       ? await serveMetrics(config.metricsPort, config.host, gateway.scrape)
       : undefined;
-  const server = createServer(gateway.app);
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  const server = listenerFor(gateway.app, config);
+  await listen(server, config.port, config.host);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  const subgraphServer =
+    gateway.subgraphApp && config.subgraphPort !== null
+      ? await listen(listenerFor(gateway.subgraphApp, config), config.subgraphPort, config.host)
+      : undefined;
 
   let closing: Promise<void> | undefined;
   return {
@@ -41,9 +78,14 @@ export async function serveGateway(config: Config, parts: GatewayParts): Promise
     shutdown() {
       closing ??= (async () => {
         gateway.beginShutdown();
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeIdleConnections();
-        const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+        const servers = subgraphServer ? [server, subgraphServer] : [server];
+        const closed = Promise.all(
+          servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))),
+        );
+        for (const s of servers) s.closeIdleConnections();
+        const grace = setTimeout(() => {
+          for (const s of servers) s.closeAllConnections();
+        }, config.shutdownGraceMs);
         grace.unref();
         await closed;
         clearTimeout(grace);

@@ -110,19 +110,31 @@ describe('WORKERS=2', () => {
     }
   }, 60_000);
 
-  it('one process: /metrics on PORT unless METRICS=off', async () => {
-    const on = await startProcess({});
+  it('one process with UPSTREAM_URL: /metrics off the public port unless METRICS=public', async () => {
+    const kept = await startProcess({});
+    const open = await startProcess({ METRICS: 'public' });
     const off = await startProcess({ METRICS: 'off' });
     try {
-      await pidOf(on);
-      const samples = parseMetrics(await (await fetch(`${on.origin}/metrics`)).text());
+      await pidOf(open);
+      expect((await fetch(`${kept.origin}/metrics`)).status).toBe(404);
+      const samples = parseMetrics(await (await fetch(`${open.origin}/metrics`)).text());
       expect(valueOf(samples, 'gateway_operations_total')).toBe(1);
       expect(valueOf(samples, 'process_cpu_seconds_total')).toBeGreaterThan(0);
       expect((await fetch(`${off.origin}/metrics`)).status).toBe(404);
     } finally {
-      on.child.kill('SIGTERM');
-      off.child.kill('SIGTERM');
-      await Promise.all([on.exited, off.exited]);
+      for (const gateway of [kept, open, off]) gateway.child.kill('SIGTERM');
+      await Promise.all([kept.exited, open.exited, off.exited]);
     }
+  });
+
+  it('refuses to boot in production on the built-in CURSOR_SECRET, naming it', async () => {
+    const refused = await startProcess({ NODE_ENV: 'production' }).then(
+      () => null,
+      (error: Error) => error.message,
+    );
+    expect(refused).toMatch(/CURSOR_SECRET must be set with UPSTREAM_URL in production/);
+    const secret = await startProcess({ NODE_ENV: 'production', CURSOR_SECRET: 'a-long-secret' });
+    secret.child.kill('SIGTERM');
+    expect((await secret.exited)[0]).toBe(0);
   });
 });

@@ -64,6 +64,11 @@ describe('loadConfig', () => {
       logLevel: 'info',
       metrics: 'on',
       metricsPort: null,
+      requestTimeoutMs: 30_000,
+      headersTimeoutMs: 10_000,
+      maxConnections: 10_000,
+      subgraph: 'on',
+      subgraphPort: null,
       workers: 1,
       cursorSecret: DEFAULT_CURSOR_SECRET,
     });
@@ -103,6 +108,11 @@ describe('loadConfig', () => {
         LOG_LEVEL: 'silent',
         METRICS: 'off',
         METRICS_PORT: '65535',
+        REQUEST_TIMEOUT_MS: '600000',
+        HEADERS_TIMEOUT_MS: '600000',
+        MAX_CONNECTIONS: '1',
+        SUBGRAPH: 'off',
+        SUBGRAPH_PORT: '1',
         WORKERS: '256',
         CURSOR_SECRET: ' s3cret ',
       }),
@@ -138,9 +148,23 @@ describe('loadConfig', () => {
       logLevel: 'silent',
       metrics: 'off',
       metricsPort: 65_535,
+      requestTimeoutMs: 600_000,
+      headersTimeoutMs: 600_000,
+      maxConnections: 1,
+      subgraph: 'off',
+      subgraphPort: 1,
       workers: 256,
       cursorSecret: ' s3cret ',
     });
+  });
+
+  it('refuses the built-in CURSOR_SECRET in production with UPSTREAM_URL, naming it', () => {
+    const production = { NODE_ENV: 'production', UPSTREAM_URL: 'https://signals.example.com' };
+    expect(() => loadConfig(production)).toThrowError(/^CURSOR_SECRET must be set/);
+    expect(loadConfig({ ...production, CURSOR_SECRET: 'x' }).cursorSecret).toBe('x');
+    // The sandbox (no UPSTREAM_URL), or not production: the built-in one is fine.
+    expect(() => loadConfig({ NODE_ENV: 'production' })).not.toThrow();
+    expect(() => loadConfig({ UPSTREAM_URL: 'https://signals.example.com' })).not.toThrow();
   });
 
   it('reads WORKERS=auto as one worker per core', () => {
@@ -205,7 +229,11 @@ describe('loadConfig', () => {
       { LOG_LEVEL: 'verbose' },
       'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "verbose")',
     ],
-    [{ METRICS: 'yes' }, 'METRICS must be one of on, off (got "yes")'],
+    [{ METRICS: 'yes' }, 'METRICS must be one of on, off, public (got "yes")'],
+    [
+      { REQUEST_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '6000' },
+      'HEADERS_TIMEOUT_MS must be an integer from 1000 to REQUEST_TIMEOUT_MS (5000) (got "6000")',
+    ],
     [
       { UPSTREAM_URL: 'signals.example.com' },
       'UPSTREAM_URL must be an absolute http or https URL (got "signals.example.com")',
