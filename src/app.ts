@@ -144,6 +144,7 @@ function graphqlServer(
         defaultBudget: config.creditBudgetDefault,
         maxBudget: config.creditBudgetMax,
         maxRecords: config.maxResponseRecords,
+        maxRequests: config.maxUpstreamRequests,
       }),
       useCompiledOperations(),
       usePartialErrors(),

@@ -112,6 +112,12 @@ export const settings = {
     10_000,
     'the largest budget a request may ask for in `X-Credit-Budget` (a larger one is lowered to it)',
   ),
+  maxUpstreamRequests: setting(
+    'MAX_UPSTREAM_REQUESTS',
+    integer(1, 1_000_000),
+    1_000,
+    'upstream requests one operation may send, counted before it runs by the estimate (a lookup that finds nothing counts too, though it costs no credit) and enforced while it runs',
+  ),
   maxResponseRecords: setting(
     'MAX_RESPONSE_RECORDS',
     integer(1, 100_000_000),

@@ -26,6 +26,8 @@ export interface ErrorDetails {
   budget?: number;
   /** Records the answer could hold (RESPONSE_TOO_LARGE). */
   records?: number;
+  /** Upstream requests the operation could send (UPSTREAM_REQUESTS_EXCEEDED). */
+  requests?: number;
   /** The limit a document broke (RESPONSE_TOO_LARGE, MAX_DEPTH_EXCEEDED and the other query limits). */
   limit?: number;
   /** What the document has of what `limit` bounds, when known. */

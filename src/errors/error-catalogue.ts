@@ -109,6 +109,12 @@ export const errorCatalogue = {
     retryable: false,
     when: "the operation spent its budget while running: this field's rest was not fetched (a list returns what it has)",
   },
+  UPSTREAM_REQUESTS_EXCEEDED: {
+    raisedBy: ['gateway'],
+    retryable: false,
+    when: `the operation would send more upstream requests than ${limit(settings.maxUpstreamRequests)} (lookups that find nothing count too): refused before it runs when its estimate says so, else its further requests are refused while it runs`,
+    extensions: '`requests`, `limit`',
+  },
   RESPONSE_TOO_LARGE: {
     raisedBy: ['gateway'],
     retryable: false,
@@ -168,9 +174,8 @@ export const errorCatalogue = {
     when: `the HTTP request is malformed, e.g. a body or a \`variables\` parameter that is not a JSON object, or an \`X-Credit-Budget\` that is not a whole number; the message names it ${nothingRuns}`,
   },
   REQUEST_ENTITY_TOO_LARGE: {
-    // The rest of the body is never read, so the connection cannot carry another request: kept
-    // alive, a half-read chunked body left the next request on it unanswered.
-    http: { status: 413, headers: { connection: 'close' } },
+    // `useRequestBodyLimit` adds `Connection: close` where the rest of the body is not read.
+    http: { status: 413 },
     raisedBy: ['gateway'],
     retryable: false,
     when: `the request body is above ${limit(settings.maxRequestBytes)} bytes ${nothingRuns}`,

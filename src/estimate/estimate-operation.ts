@@ -19,7 +19,8 @@ import {
 } from 'graphql';
 import { getArgumentValues } from 'graphql/execution/values.js';
 import { peekPosition } from '../pagination/cursor-codec.js';
-import { pageSize } from '../pagination/resolve-upstream-connection.js';
+import { lookupRequests } from '../nodes/lookup-cost.js';
+import { pageSize, UPSTREAM_MAX_LIMIT } from '../pagination/resolve-upstream-connection.js';
 import { creditCostOf, type EstimateSettings } from './credit-cost.js';
 
 /** What an operation is expected to cost, and how many records its answer is expected to hold. */
@@ -31,9 +32,14 @@ export interface Estimate {
   credits: number;
   /** Records of the node types in the answer, embedded ones included, counted the same way. */
   records: number;
+  /**
+   * Upstream requests: a page per 100 records of each connection, and each lookup's pages, those
+   * that find nothing included (they cost no credit, but a request each).
+   */
+  requests: number;
 }
 
-const NOTHING: Estimate = { credits: 0, records: 0 };
+const NOTHING: Estimate = { credits: 0, records: 0, requests: 0 };
 
 type Variables = Record<string, unknown>;
 
@@ -62,6 +68,7 @@ class Walk {
   selection(type: GraphQLObjectType, sets: readonly SelectionSetNode[], listSize = 1): Estimate {
     let credits = 0;
     let records = 0;
+    let requests = 0;
     const fields = type.getFields();
     for (const nodes of this.#collect(type, sets).values()) {
       const node = nodes[0]!;
@@ -76,8 +83,10 @@ class Walk {
         const first = this.#first(args);
         if (first === 0 || !isObjectType(named)) continue;
         const within = this.selection(named, subSets, first);
-        credits += first + this.#reread(args.after) + within.credits;
+        const read = first + this.#reread(args.after);
+        credits += read + within.credits;
         records += within.records;
+        requests += Math.ceil(read / UPSTREAM_MAX_LIMIT) + within.requests;
       } else if (cost?.kind === 'lookup') {
         const args = getArgumentValues(field, node, this.variables);
         for (const target of cost.targets(args, this.settings)) {
@@ -86,22 +95,26 @@ class Walk {
           const within = this.selection(targetType, subSets);
           credits += target.cost.assumedCost + within.credits;
           records += 1 + within.records;
+          requests += lookupRequests(target.cost) + within.requests;
         }
       } else if (cost?.kind === 'references') {
         if (!isObjectType(named)) continue;
         const within = this.selection(named, subSets);
-        const load = this.#asksBeyond(named, subSets, cost.free) ? cost.load.assumedCost : 0;
+        const loads = this.#asksBeyond(named, subSets, cost.free);
+        const load = loads ? cost.load.assumedCost : 0;
         credits += cost.assumedSize * (load + within.credits);
         records += cost.assumedSize * (1 + within.records);
+        requests += cost.assumedSize * ((loads ? lookupRequests(cost.load) : 0) + within.requests);
       } else if (isObjectType(named)) {
         // An embedded object, or the `edges`/`nodes` of a connection (`listSize` of them).
         const items = isListType(getNullableType(field.type)) ? listSize : 1;
         const within = this.selection(named, subSets);
         credits += items * within.credits;
         records += items * ((isNode(named) ? 1 : 0) + within.records);
+        requests += items * within.requests;
       }
     }
-    return { credits, records };
+    return { credits, records, requests };
   }
 
   /** `first` as the resolver takes it (`pageSize`); 0 when it refuses the arguments. */

@@ -3,7 +3,7 @@ import { isUuid } from '../nodes/global-id.js';
 import type { LookupCost } from '../nodes/lookup-cost.js';
 import type { NodeType } from '../nodes/node-type.js';
 import { entityKeysByType, lookupOfGlobalId } from '../nodes/node-types.js';
-import { exactlyOne, LOOKUP_KEYS, type LookupKey } from '../schema/field-helpers.js';
+import { exactlyOne, LOOKUP_KEYS, MAX_NODE_IDS, type LookupKey } from '../schema/field-helpers.js';
 import { creditCostExtension, type LookupTarget } from './credit-cost.js';
 
 /** The target of one id argument: a bare UUID or a global id of this node type. */
@@ -60,7 +60,9 @@ export const NODES_LOOKUP_COST = creditCostExtension({
   kind: 'lookup',
   targets: (args, { secret }) => {
     const targets: LookupTarget[] = [];
-    for (const id of (args.ids as readonly string[] | null) ?? []) {
+    const ids = (args.ids as readonly string[] | null) ?? [];
+    if (ids.length > MAX_NODE_IDS) return targets; // refused before it spends
+    for (const id of ids) {
       const lookup = lookupOfGlobalId(String(id), secret);
       if (lookup) targets.push(lookup);
     }

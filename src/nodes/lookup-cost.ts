@@ -55,3 +55,18 @@ export function rankedLookupCost(assumedRank: number): LookupCost {
  * newer deals come first).
  */
 export const LIST_RANK_ASSUMED = 1;
+
+/**
+ * The upstream requests a lookup is expected to send: the pages of {@link growingPages} that reach
+ * its assumed credits, and one at least, since a lookup that finds nothing still asks (for no
+ * credit); none for one that sends nothing ({@link NO_LOOKUP}).
+ */
+export function lookupRequests(cost: LookupCost): number {
+  if (cost.worstCost === 0) return 0;
+  const pages = growingPages();
+  let requests = 1;
+  for (let credits = pages.next().value; credits < cost.assumedCost; requests++) {
+    credits += pages.next().value;
+  }
+  return requests;
+}

@@ -14,6 +14,8 @@ export interface CreditBudgetOptions {
   maxBudget: number;
   /** The most records an answer may hold by the estimate. */
   maxRecords: number;
+  /** The most upstream requests an operation may send (`MAX_UPSTREAM_REQUESTS`). */
+  maxRequests: number;
 }
 
 /** The request header that sets an operation's budget in credits. */
@@ -41,6 +43,8 @@ function budgetOf(header: string | null, options: CreditBudgetOptions): number |
  * - `X-Credit-Estimate: only` answers `data: null` with the estimate, and spends nothing;
  * - above the budget (`X-Credit-Budget`, else the default; at most the ceiling) it refuses the
  *   operation with CREDIT_BUDGET_EXCEEDED `{ estimate, budget }`, before any upstream request;
+ * - an operation that could send more than `maxRequests` upstream requests is refused
+ *   (UPSTREAM_REQUESTS_EXCEEDED): lookups that find nothing cost no credit, but a request each;
  * - an answer that could hold more than `maxRecords` records is refused (RESPONSE_TOO_LARGE),
  *   the money first: a client learns of its budget before the size;
  * - otherwise the operation may spend up to its budget, never more: a hard stop the upstream
@@ -77,6 +81,18 @@ export function useCreditBudget(options: CreditBudgetOptions): Plugin {
               ErrorCode.CREDIT_BUDGET_EXCEEDED,
               `This operation is estimated at ${estimate.credits} credits, above its budget of ${budget}. Ask for fewer records (a smaller "first", fewer aliases or less nesting)${raise}.`,
               { estimate: estimate.credits, budget },
+            ),
+          ],
+        });
+        return;
+      }
+      if (estimate.requests > options.maxRequests) {
+        setResultAndStopExecution({
+          errors: [
+            gatewayError(
+              ErrorCode.UPSTREAM_REQUESTS_EXCEEDED,
+              `This operation could send ${estimate.requests} upstream requests, above the limit of ${options.maxRequests} (MAX_UPSTREAM_REQUESTS). Ask for fewer lookups or fewer lists (fewer ids, aliases or less nesting).`,
+              { requests: estimate.requests, limit: options.maxRequests },
             ),
           ],
         });

@@ -11,6 +11,9 @@ export function compact<T>(
   return list as readonly T[];
 }
 
+/** The most ids `nodes(ids:)` takes, as GitHub's API bounds it: a list longer is refused. */
+export const MAX_NODE_IDS = 100;
+
 /** The keys a directory lookup (`company`, `investor`, `person`) takes exactly one of. */
 export const LOOKUP_KEYS = ['id', 'uuid', 'domain'] as const;
 export type LookupKey = (typeof LOOKUP_KEYS)[number];

@@ -1,6 +1,8 @@
 import { decodeNodeId } from '../nodes/node-types.js';
 import { NODE_LOOKUP_COST, NODES_LOOKUP_COST } from '../estimate/lookup-costs.js';
 import { builder } from './builder.js';
+import { invalidArgument } from '../errors.js';
+import { MAX_NODE_IDS } from './field-helpers.js';
 
 /**
  * A global id argument as Pothos resolves nodes from it. Decoded here rather than by Pothos'
@@ -20,6 +22,11 @@ builder.queryFields((t) => ({
   nodes: t.nodeList({
     args: { ids: t.arg.idList({ required: true }) },
     extensions: NODES_LOOKUP_COST,
-    ids: (_root, { ids }, { config }) => ids.map((id) => nodeRef(id, config.cursorSecret, 'ids')),
+    ids: (_root, { ids }, { config }) => {
+      if (ids.length > MAX_NODE_IDS) {
+        throw invalidArgument('ids', `at most ${MAX_NODE_IDS} ids (got ${ids.length})`);
+      }
+      return ids.map((id) => nodeRef(id, config.cursorSecret, 'ids'));
+    },
   }),
 }));

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -128,5 +129,37 @@ describe('request body limit', () => {
     );
     expect(first).toMatch(/^HTTP\/1\.1 413 /);
     expect(then).toMatch(/^(closed|HTTP\/1\.1 200 )/);
+  });
+
+  it('a client still sending a 5 MB body reads the 413, not a reset, and may send again', async () => {
+    // 80 writes of 64 KB, 2 ms apart: the 413 comes while most of the body is still to be sent.
+    const socket = connect(Number(new URL(stack.url).port), '127.0.0.1');
+    const size = 80 * 65_536;
+    let received = '';
+    let failure: string | null = null;
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+    socket.on('error', (error: NodeJS.ErrnoException) => (failure = error.code ?? error.message));
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(
+      `POST /graphql HTTP/1.1\r\nHost: g\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`,
+    );
+    const chunk = Buffer.alloc(65_536, 0x20);
+    for (let sent = 0; sent < size && !failure; sent += chunk.length) {
+      socket.write(chunk);
+      await sleep(2);
+    }
+    // The body is read off to its end: the same connection answers the next request.
+    socket.write(GET_TYPENAME);
+    for (
+      let waited = 0;
+      !/HTTP\/1\.1 200/.test(received) && !failure && waited < 3_000;
+      waited += 20
+    ) {
+      await sleep(20);
+    }
+    socket.destroy();
+    expect(failure).toBeNull();
+    expect(received).toMatch(/^HTTP\/1\.1 413 /);
+    expect(received).toMatch(/HTTP\/1\.1 200 /);
   });
 });
