@@ -7,6 +7,7 @@ import { maskError } from './errors.js';
 import { createEstimator } from './estimate/estimate-operation.js';
 import type { Upstream } from './upstream/create-upstream.js';
 import { useCreditBudget } from './plugins/use-credit-budget.js';
+import { useUpstreamSession } from './plugins/use-upstream-session.js';
 import { useHealth } from './plugins/use-health.js';
 import { CREDIT_HEADERS, useCreditsExtension } from './plugins/use-credits-extension.js';
 import { useParserLimits } from './plugins/use-parser-limits.js';
@@ -111,7 +112,7 @@ function graphqlServer(
     // Checked by useRequestBodyLimit, at a fraction of the cost.
     maxRequestBodySize: false,
     context: ({ request }) =>
-      createContext(config, deps.upstream.call, {
+      createContext(config, deps.upstream.shared, {
         apiKey: apiKeyFrom(request.headers),
         signal: request.signal,
         fresh: wantsFresh(request.headers),
@@ -147,6 +148,7 @@ function graphqlServer(
         maxRequests: config.maxUpstreamRequests,
       }),
       useCompiledOperations(),
+      useUpstreamSession(),
       usePartialErrors(),
       useCreditsExtension(),
     ],

@@ -3,6 +3,8 @@ import { integer, integerOrAuto, list, oneOf, origin, string, url } from './conf
 import { parseSettings, type SettingValues } from './config/parse-settings.js';
 import { setting } from './config/setting.js';
 import { trustedDocuments } from './config/trusted-documents.js';
+import { UPSTREAM_MAX_LIMIT } from './upstream/build-query.js';
+import { RETRY_BUDGET } from './upstream/retry-budget.js';
 
 /**
  * The deepest nesting of `{`, `[` and `(` together that a document may have to be parsed at all
@@ -50,7 +52,7 @@ export const settings = {
     'UPSTREAM_RETRIES',
     integer(0, 10),
     2,
-    'retries of an upstream request after a transient fault (connection refused or reset, timeout, 500/502/503/504), with jittered backoff, within a retry budget of 20% of requests',
+    `retries of an upstream request after a transient fault (connection refused or reset, timeout, 500/502/503/504), with jittered backoff, within a retry budget of ${RETRY_BUDGET.ratio * 100}% of requests`,
   ),
   retryAfterMaxMs: setting(
     'RETRY_AFTER_MAX_MS',
@@ -98,7 +100,7 @@ export const settings = {
     'MAX_PAGE_SIZE',
     integer(1, 10_000),
     500,
-    'largest `first`; above 100 the gateway chains upstream pages',
+    `largest \`first\`; above ${UPSTREAM_MAX_LIMIT} the gateway chains upstream pages`,
   ),
   creditBudgetDefault: setting(
     'CREDIT_BUDGET_DEFAULT',

@@ -1,13 +1,13 @@
 import type { GraphQLError } from 'graphql';
 import type { Config } from './config.js';
 import { RecordStore } from './nodes/record-store.js';
-import type { UpstreamCall } from './upstream/upstream-call.js';
+import type { SharedPipeline } from './upstream/operation-call.js';
 import { UpstreamSession } from './upstream/upstream-session.js';
 
 /** What every resolver gets: this operation's upstream session, records and settings. */
 export interface Context {
   config: Config;
-  /** The caller's upstream session: key, dedupe, concurrency cap, ledger. */
+  /** The caller's upstream session: its pipeline (key, dedupe, cap, deadline), ledger, budget. */
   upstream: UpstreamSession;
   /** The records seen in this operation, and lookups by id. */
   records: RecordStore;
@@ -47,12 +47,17 @@ export interface RequestFacts {
 }
 
 /** Builds the context of one operation; the key lives here and nowhere else. */
-export function createContext(config: Config, call: UpstreamCall, request: RequestFacts): Context {
-  const upstream = new UpstreamSession({
-    call,
+export function createContext(
+  config: Config,
+  shared: SharedPipeline,
+  request: RequestFacts,
+): Context {
+  const upstream: UpstreamSession = new UpstreamSession(shared, {
     concurrency: config.upstreamConcurrency,
     ...request,
     deadlineMs: config.operationTimeoutMs,
+    onPage: (endpoint, data) => records.remember(endpoint, data),
   });
-  return { config, upstream, records: new RecordStore(upstream), fieldErrors: [] };
+  const records = new RecordStore(upstream);
+  return { config, upstream, records, fieldErrors: [] };
 }

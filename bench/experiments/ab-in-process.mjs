@@ -67,12 +67,25 @@ if (process.env.REAL) {
   }
 }
 async function appOf(dir, page, ops = {}) {
-  const { createApp } = await import(`${dir}/app.js`);
+  const { createApp: create } = await import(`${dir}/app.js`);
+  // Since issue 23 createApp returns { app, subgraph }; before, the app itself.
+  const createApp = (...args) => {
+    const created = create(...args);
+    return 'app' in created ? created.app : created;
+  };
   const { defaultConfig } = await import(`${dir}/config.js`);
   if (sandboxUrl) {
     const { createUpstream } = await import(`${dir}/upstream/create-upstream.js`);
     const upstream = createUpstream({ baseUrl: sandboxUrl, timeoutMs: 10_000 });
     return createApp(defaultConfig, { upstream, ...ops });
+  }
+  if ((await import('node:fs')).existsSync(`${dir}/upstream/operation-call.js`)) {
+    // Since issue 22 the transport returns facts and the policies book them: only it is stubbed.
+    const { createUpstream } = await import(`${dir}/upstream/create-upstream.js`);
+    const upstream = createUpstream({ baseUrl: 'http://stub.invalid', timeoutMs: 10_000 });
+    const transport = async () => ({ envelope: JSON.parse(page), bytes: page.length });
+    const shared = { ...upstream.shared, transport };
+    return createApp(defaultConfig, { upstream: { ...upstream, shared }, ...ops });
   }
   const stub = async ({ ledger }) => {
     ledger.sent();

@@ -20,7 +20,8 @@ import {
 import { getArgumentValues } from 'graphql/execution/values.js';
 import { peekPosition } from '../pagination/cursor-codec.js';
 import { lookupRequests } from '../nodes/lookup-cost.js';
-import { pageSize, UPSTREAM_MAX_LIMIT } from '../pagination/resolve-upstream-connection.js';
+import { pageSize } from '../pagination/resolve-upstream-connection.js';
+import { UPSTREAM_MAX_LIMIT } from '../upstream/build-query.js';
 import { creditCostOf, type EstimateSettings } from './credit-cost.js';
 
 /** What an operation is expected to cost, and how many records its answer is expected to hold. */
@@ -33,8 +34,8 @@ export interface Estimate {
   /** Records of the node types in the answer, embedded ones included, counted the same way. */
   records: number;
   /**
-   * Upstream requests: a page per 100 records of each connection, and each lookup's pages, those
-   * that find nothing included (they cost no credit, but a request each).
+   * Upstream requests: a page per `UPSTREAM_MAX_LIMIT` records of each connection, and each
+   * lookup's pages, those that find nothing included (they cost no credit, but a request each).
    */
   requests: number;
 }

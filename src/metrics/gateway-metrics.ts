@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { OperationReport } from '../plugins/use-operation-report.js';
-import type { BreakerState } from '../upstream/policies/breaker.js';
+import type { BreakerState } from '../upstream/circuit-breaker.js';
 import type { Exchange, UpstreamObserver } from '../upstream/upstream-observer.js';
 import { BoundedNames } from './bounded-names.js';
 

@@ -1,4 +1,4 @@
-import { UPSTREAM_MAX_LIMIT } from '../pagination/resolve-upstream-connection.js';
+import { UPSTREAM_MAX_LIMIT } from '../upstream/build-query.js';
 
 /**
  * What finding one record costs in credits, declared with the lookup (a node type's `findCost`, a

@@ -1,5 +1,6 @@
 import type { UpstreamRecord } from '../upstream/types.js';
 import { isRecord } from '../upstream/types.js';
+import type { PageListener } from '../upstream/policies/on-page.js';
 import type { UpstreamSession } from '../upstream/upstream-session.js';
 import { EntityLoader } from './entity-loader.js';
 import type { NodeId, NodeType, Prime } from './node-type.js';
@@ -8,7 +9,8 @@ import { nodeListedBy } from './node-types.js';
 /**
  * The records one operation has seen, by node type, and its lookups by id. Every page the
  * session receives is remembered with the records it embeds (a funding event's company, an
- * executive move's person...), so a lookup of any of them costs nothing. Made per operation.
+ * executive move's person...), so a lookup of any of them costs nothing: {@link remember} is the
+ * session's page listener. Made per operation.
  */
 export class RecordStore {
   readonly #session: UpstreamSession;
@@ -20,11 +22,13 @@ export class RecordStore {
 
   constructor(session: UpstreamSession) {
     this.#session = session;
-    session.onPage((endpoint, data) => {
-      const node = nodeListedBy[endpoint];
-      for (const record of data) this.prime(node as NodeType<UpstreamRecord>, record);
-    });
   }
+
+  /** Remembers the records of a page the session received, and those they embed. */
+  readonly remember: PageListener = (endpoint, data) => {
+    const node = nodeListedBy[endpoint];
+    for (const record of data) this.prime(node as NodeType<UpstreamRecord>, record);
+  };
 
   /** The record of `node` with this id, from memory or looked up; null when none matches. */
   load<T extends { id: string }, H extends string>(

@@ -1,6 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { constantTimeEqual } from '../constant-time-equal.js';
 import { invalidArgument } from '../errors.js';
+import { UPSTREAM_MAX_LIMIT } from '../upstream/build-query.js';
 
 /**
  * A position in a connection, as the gateway's cursors carry it: resume at upstream page
@@ -15,7 +16,7 @@ export interface ConnectionPosition {
 const VERSION = 'c2';
 
 /** No position skips more than one upstream page holds. */
-const MAX_SKIP = 100;
+const MAX_SKIP = UPSTREAM_MAX_LIMIT;
 
 /** A short digest of what a connection lists (endpoint and filters) that cursors are bound to. */
 export function fingerprint(scope: string): string {
@@ -24,8 +25,9 @@ export function fingerprint(scope: string): string {
 
 /**
  * Signs the upstream cursor together with the binding. `skip` and `done` stay outside the
- * signature on purpose: every value they can take (skip 0..100 within that upstream page) names a
- * position the same connection could have issued, so one signature serves a whole page of edges.
+ * signature on purpose: every value they can take (skip 0..`MAX_SKIP` within that upstream page)
+ * names a position the same connection could have issued, so one signature serves a whole page of
+ * edges.
  */
 function sign(upstream: string | null, boundTo: string, secret: string) {
   return createHmac('sha256', secret)

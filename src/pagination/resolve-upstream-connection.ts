@@ -1,5 +1,5 @@
 import { invalidArgument } from '../errors.js';
-import { buildFilterQuery } from '../upstream/build-query.js';
+import { buildFilterQuery, UPSTREAM_MAX_LIMIT } from '../upstream/build-query.js';
 import type { EndpointFilters, EndpointName, EndpointRecords } from '../upstream/endpoints.js';
 import { UpstreamError } from '../upstream/upstream-error.js';
 import type { UpstreamSession } from '../upstream/upstream-session.js';
@@ -9,9 +9,6 @@ import {
   fingerprint,
   type ConnectionPosition,
 } from './cursor-codec.js';
-
-/** The upstream serves at most this many records per request (spec section 8). */
-export const UPSTREAM_MAX_LIMIT = 100;
 
 /** Relay's connection arguments, as Pothos passes them. */
 export interface ConnectionArgs {
@@ -75,13 +72,14 @@ export function pageSize(
 
 /**
  * Serves a Relay connection from a forward-only upstream list. `first` records are fetched in
- * upstream pages of at most 100, never more than asked for. Each edge's cursor resumes right after
- * it: the last edge of an upstream page resumes at the upstream's `nextCursor` at no extra cost;
- * an edge in the middle of a page re-reads that page up to it (those records are charged again).
- * Cursors are bound to the endpoint and filters they were issued for. When a later upstream page
- * fails, the edges already fetched are returned and the error goes to `onPartialFailure` (without
- * it, the error is thrown). When the operation's credits run out, the connection ends where it
- * got to, even with no edge: `hasNextPage` is true and `endCursor` resumes from there.
+ * upstream pages of at most {@link UPSTREAM_MAX_LIMIT}, never more than asked for. Each edge's
+ * cursor resumes right after it: the last edge of an upstream page resumes at the upstream's
+ * `nextCursor` at no extra cost; an edge in the middle of a page re-reads that page up to it
+ * (those records are charged again). Cursors are bound to the endpoint and filters they were
+ * issued for. When a later upstream page fails, the edges already fetched are returned and the
+ * error goes to `onPartialFailure` (without it, the error is thrown). When the operation's
+ * credits run out, the connection ends where it got to, even with no edge: `hasNextPage` is true
+ * and `endCursor` resumes from there.
  */
 export async function resolveUpstreamConnection<E extends EndpointName>(
   session: UpstreamSession,

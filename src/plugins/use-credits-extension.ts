@@ -45,7 +45,6 @@ export function useCreditsExtension(): Plugin {
     onExecutionResult({ result, setResult, context }) {
       const upstream = (context as Partial<Context>).upstream;
       if (!upstream || !result || Symbol.asyncIterator in result) return;
-      upstream.finish();
       const { ledger, budget } = upstream;
       const extensions: CreditExtensions = {
         credits: {

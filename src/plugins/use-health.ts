@@ -1,5 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
-import type { BreakerState } from '../upstream/policies/breaker.js';
+import type { BreakerState } from '../upstream/circuit-breaker.js';
 
 /** What the health endpoints read. */
 export interface HealthSources {

@@ -1,5 +1,8 @@
 import { filtersOf, type EndpointFilters, type EndpointName } from './endpoints.js';
 
+/** The most records one upstream page holds: `limit` is 1..100 on every endpoint (spec 4.1, 8). */
+export const UPSTREAM_MAX_LIMIT = 100;
+
 /** Paging parameters common to the five endpoints (spec 4.1). */
 export interface PageParams {
   cursor?: string | null;

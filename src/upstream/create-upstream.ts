@@ -1,14 +1,9 @@
 import { defaultConfig } from '../config.js';
+import { CircuitBreaker, type BreakerOptions, type BreakerState } from './circuit-breaker.js';
+import type { SharedPipeline } from './operation-call.js';
 import { createPageStore, type PageCacheOptions } from './page-cache/create-page-store.js';
-import { budgetPolicy } from './policies/budget.js';
-import { CircuitBreaker, type BreakerOptions, type BreakerState } from './policies/breaker.js';
-import { cachePolicy } from './policies/cache.js';
-import { coalescePolicy } from './policies/coalesce.js';
-import { observePolicy } from './policies/observe.js';
-import { retryPolicy } from './policies/retry.js';
-import { RetryBudget } from './retry-budget.js';
+import { RETRY_BUDGET, RetryBudget } from './retry-budget.js';
 import { createTransport, type TransportOptions } from './transport.js';
-import type { UpstreamCall, UpstreamPolicy } from './upstream-call.js';
 import type { UpstreamObserver } from './upstream-observer.js';
 
 /** Options of {@link createUpstream}. */
@@ -23,12 +18,6 @@ export interface UpstreamOptions extends TransportOptions {
   observer?: UpstreamObserver;
 }
 
-/**
- * The retry budget: retries at most 20% of the first attempts over 10 s, and 10 per 10 s however
- * few the requests. With every request failing, the service then gets at most 1.2 requests per
- * call (plus the 10).
- */
-const RETRY_BUDGET = { ratio: 0.2, minRetries: 10, windowMs: 10_000 };
 /** Without options, the settings' own defaults (`src/config.ts` declares them once). */
 const DEFAULT_RETRY = {
   retries: defaultConfig.upstreamRetries,
@@ -41,10 +30,11 @@ const DEFAULT_BREAKER = {
 
 /**
  * The one way the gateway reaches the Business-Signals service, shared by all operations: the
- * transport wrapped in its policies. Per-caller state (the key, the ledger) comes with each call.
+ * transport and the state of the policies around it. Each operation composes its call from it
+ * (`operationCall`, through its `UpstreamSession`); per-caller state comes with each call.
  */
 export interface Upstream {
-  call: UpstreamCall;
+  readonly shared: SharedPipeline;
   /** The circuit breaker's state now (`/readyz` is not ready while it is open). */
   breakerState(): BreakerState;
   /** Bytes of pages the in-memory cache holds; undefined without one (off, or in Redis). */
@@ -58,45 +48,31 @@ export interface Upstream {
   close(): Promise<void>;
 }
 
-/** Wraps `call` in `policies`, the first innermost: `wrap(t, a, b)` is `b(a(t))`. */
-export function wrap(call: UpstreamCall, ...policies: UpstreamPolicy[]): UpstreamCall {
-  return policies.reduce((inner, policy) => policy(inner), call);
-}
-
 /**
- * Builds the upstream pipeline. Every upstream request passes here, from the transport outward:
- *
- *   transport → observe → breaker → retry → cache → coalescing → budget
- *
- * The budget is outermost, so that a page the cache or a joined request serves settles to 0
- * credits; coalescing is outside the cache, so that concurrent calls for a page look it up once.
- * Each policy is a file of its own in `policies/` with the {@link UpstreamPolicy} signature.
+ * Builds what the upstream pipeline shares: the transport (its pool), the circuit, the retry
+ * budget, the page store and the table of requests in flight. The pipeline itself, in its order,
+ * is `operationCall` (`operation-call.ts`).
  */
 export function createUpstream(options: UpstreamOptions): Upstream {
   const transport = createTransport(options);
-  const cache = options.cache && options.cache.ttlMs > 0 ? options.cache : null;
-  const store = cache ? createPageStore(cache, options.timeoutMs) : null;
+  const cacheOptions = options.cache && options.cache.ttlMs > 0 ? options.cache : null;
+  const store = cacheOptions ? createPageStore(cacheOptions, options.timeoutMs) : null;
   const observer = options.observer ?? {};
-  const caching = store
-    ? [cachePolicy(store, { claimMs: options.timeoutMs, observer }), coalescePolicy(observer)]
-    : [];
-  const breaker = new CircuitBreaker(options.breaker ?? DEFAULT_BREAKER);
-  if (observer.breaker) breaker.onChange(observer.breaker);
-  const retry = retryPolicy({
-    ...(options.retry ?? DEFAULT_RETRY),
-    budget: new RetryBudget(RETRY_BUDGET),
-    onRetry: observer.retry,
-  });
+  const circuit = new CircuitBreaker(options.breaker ?? DEFAULT_BREAKER, observer);
+  const shared: SharedPipeline = {
+    transport: transport.call,
+    observer,
+    circuit,
+    retry: {
+      ...(options.retry ?? DEFAULT_RETRY),
+      budget: new RetryBudget(RETRY_BUDGET),
+      events: observer,
+    },
+    cache: store ? { store, claimMs: options.timeoutMs, flights: new Map() } : null,
+  };
   return {
-    call: wrap(
-      transport.call,
-      observePolicy(observer),
-      breaker.policy,
-      retry,
-      ...caching,
-      budgetPolicy,
-    ),
-    breakerState: () => breaker.state,
+    shared,
+    breakerState: () => circuit.state,
     cacheBytes: () => store?.bytesHeld(),
     ready: async (timeoutMs) => store?.ready(timeoutMs),
     async close() {

@@ -11,9 +11,9 @@ export function creditsOf(page: ChargedPage): number {
 }
 
 /**
- * What one GraphQL operation has cost upstream, reported in `extensions`. Booked by the transport
- * as requests leave and responses arrive, and by the cache and the coalescing for the pages they
- * served without a request. A child ledger (`new CreditLedger(parent)`) books into its parent as
+ * What one GraphQL operation has cost upstream, reported in `extensions`. Booked by the `ledger`
+ * policy as requests leave and responses arrive, by `retry` for each retry, and by the cache and
+ * the coalescing for the pages they served without a request. A child ledger (`new CreditLedger(parent)`) books into its parent as
  * well, so that one call's own charge can be read apart from the operation's.
  */
 export class CreditLedger {

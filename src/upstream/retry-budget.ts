@@ -8,6 +8,13 @@ export interface RetryBudgetOptions {
   windowMs: number;
 }
 
+/**
+ * The gateway's retry budget: retries at most 20% of the first attempts over 10 s, and 10 per 10 s
+ * however few the requests. With every request failing, the service then gets at most 1.2
+ * requests per call (plus the 10).
+ */
+export const RETRY_BUDGET: RetryBudgetOptions = { ratio: 0.2, minRetries: 10, windowMs: 10_000 };
+
 const BUCKETS = 10;
 
 /**

@@ -1,5 +1,5 @@
 import { Pool, type Dispatcher } from 'undici';
-import { bodySize } from './body-size.js';
+import { defaultConfig } from '../config.js';
 import { buildPageQuery } from './build-query.js';
 import { endpoints } from './endpoints.js';
 import type { ListEnvelope, UpstreamRecord } from './types.js';
@@ -12,7 +12,7 @@ export interface TransportOptions {
   baseUrl: string;
   /** Time allowed for one exchange: from sending the request to the end of the body. */
   timeoutMs: number;
-  /** Keep-alive connections in the pool (ignored with `dispatcher`). */
+  /** Keep-alive connections (ignored with `dispatcher`); absent, `UPSTREAM_CONNECTIONS`' default. */
   connections?: number;
   /** Replaces the pool, e.g. with undici's `MockAgent` in tests. */
   dispatcher?: Dispatcher;
@@ -61,10 +61,10 @@ function networkError(error: unknown, timeoutMs: number): UpstreamError {
 }
 
 /**
- * Sends one GET over an undici keep-alive pool and returns facts: the success envelope, or an
- * `UpstreamError` with the status, the service's code, `retryAfter` and `requestId`. Books the
- * request in the call's ledger as it leaves, and the credits as the envelope arrives. It holds no
- * per-caller state: the key comes with each call.
+ * Sends one GET over an undici keep-alive pool and returns facts: the success envelope with the
+ * size of its body, or an `UpstreamError` with the status, the service's code, `retryAfter` and
+ * `requestId`. It books nothing (the `ledger` policy does) and holds no per-caller state: the key
+ * comes with each call.
  */
 export function createTransport(options: TransportOptions): Transport {
   const base = new URL(options.baseUrl);
@@ -72,11 +72,14 @@ export function createTransport(options: TransportOptions): Transport {
   const prefix = base.pathname.replace(/\/+$/, '');
   const dispatcher =
     options.dispatcher ??
-    new Pool(origin, { connections: options.connections ?? 64, keepAliveTimeout: 30_000 });
+    new Pool(origin, {
+      connections: options.connections ?? defaultConfig.upstreamConnections,
+      keepAliveTimeout: 30_000,
+    });
   const { timeoutMs } = options;
 
   return {
-    async call({ endpoint, filterQuery, cursor, limit, apiKey, ledger, signal }) {
+    async call({ endpoint, filterQuery, cursor, limit, apiKey, signal }) {
       const query = buildPageQuery(filterQuery, { cursor, limit });
       const path = `${prefix}${endpoints[endpoint].path}?${query}`;
       let response: Dispatcher.ResponseData;
@@ -94,7 +97,6 @@ export function createTransport(options: TransportOptions): Transport {
       const follow = () => controller.abort(signal?.reason);
       if (signal?.aborted) follow();
       else signal?.addEventListener('abort', follow, { once: true });
-      ledger.sent();
       try {
         response = await dispatcher.request({
           origin,
@@ -128,9 +130,7 @@ export function createTransport(options: TransportOptions): Transport {
             statusCode,
           );
         }
-        ledger.charged(body);
-        bodySize.set(body, text.length);
-        return body;
+        return { envelope: body, bytes: text.length };
       }
       throw errorFromResponse(statusCode, body, response.headers['retry-after']);
     },

@@ -10,17 +10,20 @@ export interface UpstreamRequest {
   readonly filterQuery: string;
   /** The upstream's cursor of the page, or null for the first. */
   readonly cursor: string | null;
-  /** Records asked for, 1..100; a policy may lower it (the budget does). */
+  /** Records asked for, 1..`UPSTREAM_MAX_LIMIT`; a policy may lower it (the budget does). */
   readonly limit: number;
   /** Records at the start of the page the caller will drop (it resumes inside the page). */
   readonly skip: number;
-  /** The caller's key: forwarded as `X-API-Key`, never logged, never part of a shared key. */
+  /**
+   * The caller's key: forwarded as `X-API-Key`, never logged, never part of a shared key. Empty
+   * when the request carried none: `requireKey` then refuses the call.
+   */
   readonly apiKey: string;
   /** Where the requests sent and the credits charged for this call are booked. */
   readonly ledger: CreditLedger;
   /** What the operation may still spend; absent, nothing limits it. */
   readonly budget?: CreditBudget;
-  /** Aborts the call (the client went away, or the operation's deadline passed). */
+  /** Aborts the call: the client went away, or the operation's deadline passed (`deadline`). */
   readonly signal?: AbortSignal;
   /** When the operation's deadline passes (ms since the epoch): no wait should outlast it. */
   readonly deadline?: number;
@@ -31,11 +34,22 @@ export interface UpstreamRequest {
   readonly fresh?: boolean;
 }
 
-/**
- * Fetches one page: resolves with the success envelope, rejects with an `UpstreamError`. The
- * transport is one; every policy is another that wraps it, with the same signature.
- */
-export type UpstreamCall = (request: UpstreamRequest) => Promise<ListEnvelope<UpstreamRecord>>;
+/** One page as the service answered it: facts, booked and cached by the policies around it. */
+export interface UpstreamPage {
+  /** The success envelope. */
+  readonly envelope: ListEnvelope<UpstreamRecord>;
+  /** The length of the body it was parsed from (characters, about its bytes): what it weighs. */
+  readonly bytes: number;
+}
 
-/** A policy (breaker, retry, cache, coalescing, budget...) wraps the call it is given. */
+/**
+ * Fetches one page: resolves with the page, rejects with an `UpstreamError`. The transport is
+ * one; every policy is another that wraps it, with the same signature.
+ */
+export type UpstreamCall = (request: UpstreamRequest) => Promise<UpstreamPage>;
+
+/**
+ * A policy (breaker, retry, cache, dedupe...) wraps the call it is given. Each is made by a
+ * factory in `policies/`, which takes the state it keeps; `operationCall` composes them all.
+ */
 export type UpstreamPolicy = (next: UpstreamCall) => UpstreamCall;

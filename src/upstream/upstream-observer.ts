@@ -1,5 +1,5 @@
 import type { EndpointName } from './endpoints.js';
-import type { BreakerState } from './policies/breaker.js';
+import type { BreakerState } from './circuit-breaker.js';
 import type { UpstreamFailure } from './upstream-error.js';
 
 /** One HTTP exchange with the service, as it ended. */
@@ -20,6 +20,8 @@ export interface Exchange {
 /**
  * Told what the upstream pipeline does, for metrics and logs; every method optional, none may
  * throw. Nothing here carries a caller's key, filters or cursor: only the endpoint and facts.
+ * Each policy names the events it tells (`observe`: exchange; `cache`: served, cacheMiss;
+ * `coalesce`: served; `retry`: retry; the breaker's circuit: breaker).
  */
 export interface UpstreamObserver {
   /** Each exchange with the service (every attempt of a retried call is one). */

@@ -213,8 +213,7 @@ describe('the hard stop while running: at the budget, whatever the estimate', ()
   afterAll(() => upstream.close());
 
   const session = (limit?: number) => {
-    const s = new UpstreamSession({
-      call: upstream.call,
+    const s = new UpstreamSession(upstream.shared, {
       apiKey: stack.sandbox.keys.demo,
       concurrency: 8,
     });

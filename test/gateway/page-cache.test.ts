@@ -199,6 +199,9 @@ describe('with Redis', () => {
       const [a, b] = [await instance(), await instance()];
       const fetched = await a.gql(LIST);
       expect(credits(fetched)).toMatchObject({ used: 20, saved: 0 });
+      // `a` stores the page without waiting for Redis, which orders commands per connection,
+      // not across them: one round trip on a's connection makes sure Redis holds the page.
+      await a.composed.upstream.shared.cache!.store.get('round-trip');
       const shared = await b.gql(LIST);
       expect(shared.data).toEqual(fetched.data);
       expect(credits(shared)).toMatchObject({ used: 0, saved: 20 });

@@ -42,7 +42,7 @@ describe('the error catalogue', () => {
   it('holds every code the gateway names in src/', () => {
     const found = codesInSources();
     // The scan finds what it is meant to: literals of the upstream policies, ErrorCode in plugins.
-    expect(found.get('UPSTREAM_UNAVAILABLE')).toContain('upstream/policies/breaker.ts');
+    expect(found.get('UNAUTHORIZED')).toContain('upstream/policies/require-key.ts');
     expect(found.get('CREDIT_BUDGET_EXCEEDED')).toContain('plugins/use-credit-budget.ts');
     const unknown = [...found].filter(([code]) => !(code in errorCatalogue));
     expect(Object.fromEntries(unknown)).toEqual({});

@@ -15,10 +15,10 @@ import { NODE_TYPE_LIST } from '../../src/nodes/node-types.js';
 
 const nodeTypes = Object.fromEntries(NODE_TYPE_LIST.map((node) => [node.typename, node]));
 import type { NodeId } from '../../src/nodes/node-type.js';
-import { budgetPolicy } from '../../src/upstream/policies/budget.js';
+import { createUpstream } from '../../src/upstream/create-upstream.js';
 import type { UpstreamRecord } from '../../src/upstream/types.js';
-import type { UpstreamCall } from '../../src/upstream/upstream-call.js';
 import { UpstreamSession } from '../../src/upstream/upstream-session.js';
+import { envelope, mockService, SERVICE } from '../helpers/mock-service.js';
 
 const UUID = '0b6f1c2e-1234-4a5b-8c9d-000000000001';
 const OTHER = '0b6f1c2e-1234-4a5b-8c9d-000000000002';
@@ -42,31 +42,29 @@ function standIn({
   length = Infinity,
   budget,
 }: { rank?: number | null; length?: number; budget?: number } = {}) {
+  const service = mockService();
   let charged = 0;
-  let requests = 0;
-  const raw: UpstreamCall = async ({ cursor, limit, ledger }) => {
-    ledger.sent();
-    requests++;
-    const start = cursor === null ? 0 : Number(cursor);
-    const end = Math.min(start + limit, length);
-    const data = Array.from({ length: end - start }, (_, i) =>
-      start + i + 1 === rank ? SOUGHT : ({ id: `other-${start + i}` } as UpstreamRecord),
-    );
-    charged += data.length;
-    const meta = { endpoint: 'stand-in', creditsUsed: data.length, creditsRemaining: 1e9 };
-    const hasMore = end < length;
-    const page = {
-      success: true as const,
-      data,
-      pagination: { hasMore, nextCursor: hasMore ? String(end) : null },
-      meta,
-    };
-    ledger.charged(page);
-    return page;
-  };
-  const session = new UpstreamSession({ call: budgetPolicy(raw), apiKey: 'key', concurrency: 4 });
+  service.pool
+    .intercept({ path: () => true })
+    .reply(200, ({ path }) => {
+      const query = new URL(path, SERVICE).searchParams;
+      const start = Number(query.get('cursor') ?? 0);
+      const end = Math.min(start + Number(query.get('limit')), length);
+      const data = Array.from({ length: end - start }, (_, i) =>
+        start + i + 1 === rank ? SOUGHT : { id: `other-${start + i}` },
+      );
+      charged += data.length;
+      return envelope(data, { nextCursor: end < length ? String(end) : null });
+    })
+    .persist();
+  const upstream = createUpstream({
+    baseUrl: SERVICE,
+    timeoutMs: 5_000,
+    dispatcher: service.agent,
+  });
+  const session = new UpstreamSession(upstream.shared, { apiKey: 'key', concurrency: 4 });
   if (budget !== undefined) session.budget.set(budget, 0);
-  return { session, charged: () => charged, requests: () => requests };
+  return { session, charged: () => charged, requests: () => service.sent().length };
 }
 
 const hinted: Record<string, NodeId<string>> = {

@@ -1,12 +1,12 @@
-import type { ListEnvelope, UpstreamRecord } from '../types.js';
+import type { UpstreamPage } from '../upstream-call.js';
 
-/** A complete 2xx envelope as the cache holds it, and when the service sent it. */
-export interface CachedPage {
-  envelope: ListEnvelope<UpstreamRecord>;
+/**
+ * A complete 2xx page as the cache holds it (its body's size bounds the memory store), and when
+ * the service sent it.
+ */
+export interface CachedPage extends UpstreamPage {
   /** When the response arrived (ms since the epoch): how fresh its `creditsRemaining` is. */
-  receivedAt: number;
-  /** The size of the response body, which bounds the memory store. */
-  bytes: number;
+  readonly receivedAt: number;
 }
 
 /**

@@ -1,25 +1,30 @@
-import { bodySize } from '../body-size.js';
 import { creditsOf } from '../credit-ledger.js';
 import { pageKey } from '../page-cache/page-key.js';
 import type { PageStore } from '../page-cache/page-store.js';
 import type { UpstreamPolicy } from '../upstream-call.js';
 import type { UpstreamObserver } from '../upstream-observer.js';
 
+/** The events of {@link cache}: each page it serves (`served`, from `cache`), each miss. */
+export type CacheEvents = Pick<UpstreamObserver, 'served' | 'cacheMiss'>;
+
+/** Options of {@link cache}. */
+export interface CacheOptions {
+  /** How long a call waits for a page another instance claimed before it fetches it itself. */
+  claimMs: number;
+  events?: CacheEvents;
+}
+
 /**
  * Serves a page from `store` when it holds one for the same key, endpoint, query, cursor and
- * limit, younger than the TTL; the call books its credits as saved. Otherwise fetches it and
- * stores it: only complete 2xx envelopes reach here, errors reject and are never stored.
+ * limit ({@link pageKey}), younger than the TTL; the call books its credits as saved. Otherwise
+ * fetches it and stores it: only complete 2xx pages reach here, errors reject and are never stored.
  *
  * Among instances sharing a store, one fetches a page at a time: the others wait up to `claimMs`
  * for it to be stored, then fetch it themselves. `fresh` (`Cache-Control: no-cache`) skips the
- * lookup and the claim, fetches, and refreshes the stored page. `observer` hears of each hit
- * (`served`) and miss.
+ * lookup and the claim, fetches, and refreshes the stored page. Events: `served`, `cacheMiss`.
  */
-export function cachePolicy(
-  store: PageStore,
-  options: { claimMs: number; observer?: UpstreamObserver },
-): UpstreamPolicy {
-  const { observer } = options;
+export function cache(store: PageStore, options: CacheOptions): UpstreamPolicy {
+  const { events } = options;
   return (next) => async (request) => {
     const key = pageKey(request);
     let claimed = false;
@@ -27,8 +32,8 @@ export function cachePolicy(
       const cached = await store.get(key);
       if (cached) {
         request.ledger.served(cached.envelope, cached.receivedAt);
-        observer?.served?.(request.endpoint, creditsOf(cached.envelope), 'cache');
-        return cached.envelope;
+        events?.served?.(request.endpoint, creditsOf(cached.envelope), 'cache');
+        return cached;
       }
       claimed = await store.claim(key);
       if (!claimed) {
@@ -36,17 +41,16 @@ export function cachePolicy(
         const stored = await store.awaitPage(key, deadline, request.signal);
         if (stored) {
           request.ledger.served(stored.envelope, stored.receivedAt);
-          observer?.served?.(request.endpoint, creditsOf(stored.envelope), 'cache');
-          return stored.envelope;
+          events?.served?.(request.endpoint, creditsOf(stored.envelope), 'cache');
+          return stored;
         }
       }
-      observer?.cacheMiss?.(request.endpoint);
+      events?.cacheMiss?.(request.endpoint);
     }
     try {
-      const envelope = await next(request);
-      const bytes = bodySize.get(envelope) ?? JSON.stringify(envelope).length;
-      store.set(key, { envelope, receivedAt: Date.now(), bytes });
-      return envelope;
+      const page = await next(request);
+      store.set(key, { envelope: page.envelope, bytes: page.bytes, receivedAt: Date.now() });
+      return page;
     } finally {
       if (claimed) store.release(key);
     }

@@ -1,33 +1,33 @@
-import { pageKey } from '../page-cache/page-key.js';
-import type { ListEnvelope, UpstreamRecord } from '../types.js';
 import { creditsOf } from '../credit-ledger.js';
-import type { UpstreamPolicy, UpstreamRequest } from '../upstream-call.js';
-import type { UpstreamObserver } from '../upstream-observer.js';
+import { pageKey } from '../page-cache/page-key.js';
+import type { UpstreamPage, UpstreamPolicy, UpstreamRequest } from '../upstream-call.js';
 import { unavailable } from '../upstream-error.js';
-
-type Envelope = ListEnvelope<UpstreamRecord>;
+import type { UpstreamObserver } from '../upstream-observer.js';
 
 /** One request in flight, and the calls waiting for it. */
-interface Flight {
-  readonly promise: Promise<Envelope>;
+export interface Flight {
+  readonly promise: Promise<UpstreamPage>;
   /** Aborts the request once every call waiting for it has gone. */
   readonly controller: AbortController;
   waiters: number;
   settled: boolean;
 }
 
+/** The requests in flight by page key: one table per gateway, shared by every operation. */
+export type Flights = Map<string, Flight>;
+
+/** The events of {@link coalesce}: each page served by joining (`served`, from `joined`). */
+export type CoalesceEvents = Pick<UpstreamObserver, 'served'>;
+
 /**
  * Joins concurrent calls for the same page of the same key (across operations) to one request:
  * the first call's request is sent, with a signal of its own that aborts only when every call
  * waiting for it has aborted; the others book the page's credits as saved. A call with `fresh`
  * joins only another `fresh` one: a page already under way from the cache is not fresh.
- * `observer` hears of each page served by joining (`served`).
+ * Events: `served`.
  */
-export const coalescePolicy =
-  (observer?: UpstreamObserver): UpstreamPolicy =>
-  (next) => {
-    const flights = new Map<string, Flight>();
-
+export function coalesce(flights: Flights, events?: CoalesceEvents): UpstreamPolicy {
+  return (next) => {
     function start(key: string, request: UpstreamRequest): Flight {
       const controller = new AbortController();
       const flight: Flight = {
@@ -49,21 +49,22 @@ export const coalescePolicy =
       const key = request.fresh ? `fresh\n${pageKey(request)}` : pageKey(request);
       const joined = flights.get(key);
       const flight = joined ?? start(key, request);
-      return wait(flight, request, joined !== undefined, observer);
+      return wait(flight, request, joined !== undefined, events);
     };
   };
+}
 
 /** The flight's page for one call; rejects at once if the call's own signal aborts. */
 function wait(
   flight: Flight,
   request: UpstreamRequest,
   joined: boolean,
-  observer: UpstreamObserver | undefined,
-): Promise<Envelope> {
+  events: CoalesceEvents | undefined,
+): Promise<UpstreamPage> {
   const { signal } = request;
   if (signal?.aborted) return Promise.reject(unavailable('aborted', 'the request was aborted'));
   flight.waiters++;
-  return new Promise<Envelope>((resolve, reject) => {
+  return new Promise<UpstreamPage>((resolve, reject) => {
     let left = false;
     const leave = () => {
       if (left) return false;
@@ -79,14 +80,14 @@ function wait(
     }
     signal?.addEventListener('abort', onAbort, { once: true });
     flight.promise.then(
-      (envelope) => {
+      (page) => {
         if (!leave()) return;
         // The first call's request booked the page in its ledger as it arrived.
         if (joined) {
-          request.ledger.served(envelope, Date.now());
-          observer?.served?.(request.endpoint, creditsOf(envelope), 'joined');
+          request.ledger.served(page.envelope, Date.now());
+          events?.served?.(request.endpoint, creditsOf(page.envelope), 'joined');
         }
-        resolve(envelope);
+        resolve(page);
       },
       (error: unknown) => {
         if (leave()) reject(error);

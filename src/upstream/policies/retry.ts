@@ -2,8 +2,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { RetryBudget } from '../retry-budget.js';
 import type { UpstreamPolicy } from '../upstream-call.js';
 import { UpstreamError, unavailable } from '../upstream-error.js';
+import type { UpstreamObserver } from '../upstream-observer.js';
 
-/** Options of {@link retryPolicy}. */
+/** The events of {@link retry}: `retry`, before each retry's wait, with its reason. */
+export type RetryEvents = Pick<UpstreamObserver, 'retry'>;
+
+/** Options of {@link retry}. */
 export interface RetryOptions {
   /** Retries after a transient fault (`UPSTREAM_RETRIES`): 2 means up to 3 attempts. */
   retries: number;
@@ -16,8 +20,8 @@ export interface RetryOptions {
   maxDelayMs?: number;
   /** 0 ≤ x < 1; `Math.random` unless a test fixes it. */
   random?: () => number;
-  /** Told of each retry before its wait: why (the failure, or `429`), for logs and metrics. */
-  onRetry?: (reason: string) => void;
+  /** Told of each retry, for logs and metrics. */
+  events?: RetryEvents;
 }
 
 /**
@@ -32,9 +36,9 @@ export interface RetryOptions {
  * - 400, 401, 402 and 403 are never retried, nor anything once the call is aborted;
  * - every retry needs the shared {@link RetryBudget}: when it is spent, the fault is answered.
  *
- * Each retry is booked in the call's ledger (`extensions.upstreamRetries`).
+ * Each retry is booked in the call's ledger (`extensions.upstreamRetries`). Events: `retry`.
  */
-export function retryPolicy(options: RetryOptions): UpstreamPolicy {
+export function retry(options: RetryOptions): UpstreamPolicy {
   const baseDelayMs = options.baseDelayMs ?? 25;
   const maxDelayMs = options.maxDelayMs ?? 1_000;
   const random = options.random ?? Math.random;
@@ -61,7 +65,8 @@ export function retryPolicy(options: RetryOptions): UpstreamPolicy {
         }
         if (!options.budget.tryRetry()) throw error;
         request.ledger.retried();
-        options.onRetry?.(error.status === undefined ? error.failure : String(error.status));
+        const reason = error.status === undefined ? error.failure : String(error.status);
+        options.events?.retry?.(reason);
         try {
           await sleep(delayMs, undefined, { signal: request.signal });
         } catch {
