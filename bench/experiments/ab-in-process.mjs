@@ -5,7 +5,7 @@
 // on a shared 2-core VM moves the HTTP bench by 30% between runs) falls on both alike.
 //
 //   git worktree add /tmp/old <commit> && (cd /tmp/old && npm ci && npm run build)
-//   npm run build && OLD=/tmp/old/dist NEW=$PWD/dist NODE_ENV=production node bench/ab-in-process.mjs 8000
+//   npm run build && OLD=/tmp/old/dist NEW=$PWD/dist NODE_ENV=production node bench/experiments/ab-in-process.mjs 8000
 //
 // OPS=1 gives the new build what main.ts gives it: its JSON log at info (to /dev/null) and its
 // metrics, process metrics included. REAL=1 replaces the stub by each build's own upstream
@@ -13,7 +13,7 @@
 // the upstream exchange is then measured too, the sandbox's CPU is not.
 if (!process.env.OLD) throw new Error('OLD=<dist of the build to compare against> is required');
 const OLD = process.env.OLD,
-  NEW = process.env.NEW ?? new URL('../dist', import.meta.url).pathname;
+  NEW = process.env.NEW ?? new URL('../../dist', import.meta.url).pathname;
 const { startSandbox } = await import(`${NEW}/sandbox/index.js`);
 const sandbox = await startSandbox({ port: 0, quiet: true });
 const pages = {};

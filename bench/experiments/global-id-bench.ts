@@ -4,18 +4,18 @@
  * hints), from a small sandbox data set. In-process, no server. For reference, in the same run:
  * the unsigned encoding ids had before they were signed, and a `createHmac` signature.
  *
- * Run: npx tsx bench/global-id-bench.ts [--rounds 7]
+ * Run: npx tsx bench/experiments/global-id-bench.ts [--rounds 7]
  */
 import { createHmac } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { DEFAULT_CURSOR_SECRET } from '../src/config.js';
-import { companyNode } from '../src/nodes/company-node.js';
-import { fundingEventNode } from '../src/nodes/funding-event-node.js';
-import { encodeGlobalId } from '../src/nodes/global-id.js';
-import { decodeNodeId } from '../src/nodes/node-types.js';
-import { investorNode } from '../src/nodes/investor-node.js';
-import { generateDataset } from '../src/sandbox/index.js';
-import type { FundingEventRecord } from '../src/upstream/types.js';
+import { DEFAULT_CURSOR_SECRET } from '../../src/config.js';
+import { companyNode } from '../../src/nodes/company-node.js';
+import { fundingEventNode } from '../../src/nodes/funding-event-node.js';
+import { encodeGlobalId } from '../../src/nodes/global-id.js';
+import { decodeNodeId } from '../../src/nodes/node-types.js';
+import { investorNode } from '../../src/nodes/investor-node.js';
+import { generateDataset } from '../../src/sandbox/index.js';
+import type { FundingEventRecord } from '../../src/upstream/types.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '7' } } });
 const ROUNDS = Number(values.rounds);
