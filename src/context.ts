@@ -54,6 +54,7 @@ export function createContext(
 ): Context {
   const upstream: UpstreamSession = new UpstreamSession(shared, {
     concurrency: config.upstreamConcurrency,
+    maxRequests: config.maxUpstreamRequests,
     ...request,
     deadlineMs: config.operationTimeoutMs,
     onPage: (endpoint, data) => records.remember(endpoint, data),

@@ -69,6 +69,7 @@ export function upstreamOptions(
       ttlMs: config.cacheTtlSeconds * 1000,
       maxBytes: config.cacheMaxMb * 1024 * 1024,
       url: config.cacheUrl,
+      secret: config.cursorSecret,
     },
   };
 }

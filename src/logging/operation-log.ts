@@ -17,6 +17,7 @@ export function operationLog(logger: Logger): (report: OperationReport) => void 
         upstreamRetries: report.upstreamRetries,
         creditsUsed: report.creditsUsed,
         creditsSaved: report.creditsSaved,
+        creditsUncertain: report.creditsUncertain || undefined,
         creditsEstimate: report.creditsEstimate,
         codes: report.codes.length > 0 ? report.codes : undefined,
       },

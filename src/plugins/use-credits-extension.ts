@@ -14,6 +14,11 @@ export interface CreditExtensions {
     estimate: number | null;
     /** The credits the operation was allowed (it never spends more); null when it never ran. */
     budget: number | null;
+    /**
+     * Present when an upstream attempt timed out: the credits the service may have charged for it
+     * without the gateway knowing (up to its page's limit), counted against the budget too.
+     */
+    uncertain?: number;
   };
   upstreamRequests: number;
   /** Of those, the ones sent again after a transient fault or a short 429. */
@@ -53,6 +58,7 @@ export function useCreditsExtension(): Plugin {
           remaining: ledger.remaining,
           estimate: budget.estimate,
           budget: budget.budget,
+          ...(ledger.uncertain > 0 ? { uncertain: ledger.uncertain } : {}),
         },
         upstreamRequests: ledger.requests,
         upstreamRetries: ledger.retries,

@@ -24,6 +24,8 @@ export interface OperationReport {
   upstreamRetries: number;
   creditsUsed: number;
   creditsSaved: number;
+  /** Credits timed-out attempts may have been charged (see `CreditLedger.uncertain`). */
+  creditsUncertain: number;
   /** The estimate made before it ran; null when it never got that far. */
   creditsEstimate: number | null;
 }
@@ -110,6 +112,7 @@ export function useOperationReport(
         upstreamRetries: ledger?.retries ?? 0,
         creditsUsed: ledger?.used ?? 0,
         creditsSaved: ledger?.saved ?? 0,
+        creditsUncertain: ledger?.uncertain ?? 0,
         creditsEstimate: state.session?.budget.estimate ?? null,
       });
     },

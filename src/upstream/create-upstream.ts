@@ -1,6 +1,7 @@
 import { defaultConfig } from '../config.js';
 import { CircuitBreaker, type BreakerOptions, type BreakerState } from './circuit-breaker.js';
 import type { SharedPipeline } from './operation-call.js';
+import { callDurationBound } from './policies/retry.js';
 import { createPageStore, type PageCacheOptions } from './page-cache/create-page-store.js';
 import { RETRY_BUDGET, RetryBudget } from './retry-budget.js';
 import { createTransport, type TransportOptions } from './transport.js';
@@ -58,7 +59,11 @@ export interface Upstream {
 export function createUpstream(options: UpstreamOptions): Upstream {
   const transport = createTransport(options);
   const cacheOptions = options.cache && options.cache.ttlMs > 0 ? options.cache : null;
-  const store = cacheOptions ? createPageStore(cacheOptions, options.timeoutMs) : null;
+  const retryOptions = options.retry ?? DEFAULT_RETRY;
+  const claimMs = callDurationBound(options.timeoutMs, retryOptions);
+  const store = cacheOptions
+    ? createPageStore(cacheOptions, { claimMs, upstream: options.baseUrl })
+    : null;
   const observer = options.observer ?? {};
   const circuit = new CircuitBreaker(options.breaker ?? DEFAULT_BREAKER, observer);
   const shared: SharedPipeline = {
@@ -66,11 +71,11 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     observer,
     circuit,
     retry: {
-      ...(options.retry ?? DEFAULT_RETRY),
+      ...retryOptions,
       budget: new RetryBudget(RETRY_BUDGET),
       events: observer,
     },
-    cache: store ? { store, claimMs: options.timeoutMs, flights: new Map() } : null,
+    cache: store ? { store, claimMs, flights: new Map() } : null,
   };
   return {
     shared,

@@ -25,6 +25,11 @@ export class CreditLedger {
   used = 0;
   /** Credits the pages served from the cache or a joined request would have cost. */
   saved = 0;
+  /**
+   * Credits the service may have charged without the gateway knowing: an attempt that timed out
+   * may have been answered (and charged) after the gateway stopped waiting, up to its `limit`.
+   */
+  uncertain = 0;
   /** The workspace's credits left, from the freshest response seen; null before any. */
   remaining: number | null = null;
   /** When the response `remaining` comes from was received (ms since the epoch). */
@@ -39,6 +44,12 @@ export class CreditLedger {
   sent(): void {
     this.requests++;
     this.#parent?.sent();
+  }
+
+  /** Books an attempt that timed out: up to `limit` credits the service may have charged. */
+  mayHaveCharged(limit: number): void {
+    this.uncertain += limit;
+    this.#parent?.mayHaveCharged(limit);
   }
 
   /** Books a retry, before it is sent (it is booked as a request too, when it leaves). */

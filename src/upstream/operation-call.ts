@@ -11,6 +11,7 @@ import { dedupe, type OperationPages } from './policies/dedupe.js';
 import { ledger } from './policies/ledger.js';
 import { observe } from './policies/observe.js';
 import { onPage, type PageListener } from './policies/on-page.js';
+import { requestLimit } from './policies/request-limit.js';
 import { requireKey } from './policies/require-key.js';
 import { retry, type RetryOptions } from './policies/retry.js';
 import type { Semaphore } from './semaphore.js';
@@ -47,6 +48,8 @@ export interface OperationParts {
   readonly deadline: OperationDeadline;
   /** Told of each page it receives (its record store). */
   readonly onPage?: PageListener;
+  /** The most upstream requests it may send (`MAX_UPSTREAM_REQUESTS`); absent, any. */
+  readonly maxRequests?: number;
 }
 
 /** Wraps `call` in `policies`, the first innermost: `wrap(t, a, b)` is `b(a(t))`. */
@@ -59,7 +62,7 @@ export function wrap(call: UpstreamCall, ...policies: UpstreamPolicy[]): Upstrea
  * policy a file of its own in `policies/`, each a function `(next) => call`):
  *
  *   transport → ledger → observe → breaker → retry → cache → coalesce → budget   (shared state)
- *             → onPage → concurrency → deadline → requireKey → dedupe           (the operation's)
+ *     → requestLimit → onPage → concurrency → deadline → requireKey → dedupe    (the operation's)
  *
  * The ledger, observe and the breaker wrap the transport inside the retries, so that they see
  * every attempt; coalescing is outside the cache, so that concurrent calls for a page look it up
@@ -83,6 +86,7 @@ export function operationCall(shared: SharedPipeline, operation: OperationParts)
       : []),
     budget(),
     // The operation's own, around the shared ones:
+    ...(operation.maxRequests ? [requestLimit(operation.maxRequests)] : []),
     ...(operation.onPage ? [onPage(operation.onPage)] : []),
     concurrency(operation.slots),
     deadline(operation.deadline),

@@ -9,7 +9,13 @@ import { isServiceCode, type ErrorCode, type ServiceErrorCode } from '../errors/
  */
 export type UpstreamErrorCode =
   | ServiceErrorCode
-  | Extract<ErrorCode, 'UPSTREAM_UNAVAILABLE' | 'CREDIT_BUDGET_EXHAUSTED' | 'OPERATION_TIMEOUT'>;
+  | Extract<
+      ErrorCode,
+      | 'UPSTREAM_UNAVAILABLE'
+      | 'CREDIT_BUDGET_EXHAUSTED'
+      | 'OPERATION_TIMEOUT'
+      | 'UPSTREAM_REQUESTS_EXCEEDED'
+    >;
 
 /** Statuses that say the service failed this time and may not the next (spec: GETs only). */
 const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([500, 502, 503, 504]);
@@ -27,7 +33,8 @@ export type UpstreamFailure =
   | 'open-circuit' /** no request was sent: the circuit breaker is open */
   | 'deadline' /** the operation's deadline passed before the call completed */
   | 'no-key' /** no request was sent: the caller has no key */
-  | 'budget'; /** no request was sent: the operation's credits are spent */
+  | 'budget' /** no request was sent: the operation's credits are spent */
+  | 'request-limit'; /** no request was sent: the operation sent MAX_UPSTREAM_REQUESTS already */
 
 /** The facts of an upstream failure. */
 export interface UpstreamErrorFacts {

@@ -15,6 +15,8 @@ export interface SessionOptions {
   apiKey: string | null;
   /** Upstream requests this operation may have in flight at once. */
   concurrency: number;
+  /** Upstream requests this operation may send in all (`MAX_UPSTREAM_REQUESTS`); absent, any. */
+  maxRequests?: number;
   /**
    * Aborts the operation's requests, e.g. when the client disconnects: those in flight are
    * cancelled and no further one is sent.
@@ -62,6 +64,7 @@ export class UpstreamSession {
       slots: new Semaphore(options.concurrency),
       deadline: this.#deadline,
       onPage: options.onPage,
+      maxRequests: options.maxRequests,
     });
   }
 

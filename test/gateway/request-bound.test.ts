@@ -53,3 +53,55 @@ describe('MAX_UPSTREAM_REQUESTS and nodes(ids:)', () => {
     expect(spentOn(stack.sandbox).requests).toBe(0);
   });
 });
+
+describe('while running: the request bound, and empty pages', () => {
+  it('unknown companies cost three lookups each: cut at MAX_UPSTREAM_REQUESTS, nothing cached', async () => {
+    // A bound of 100, so that 40 lookups estimated at one request each pass the estimate (it
+    // assumes the first list finds the company) and meet the bound while they run (3 each).
+    const bounded = await startStack({ config: { maxUpstreamRequests: 100 } });
+    try {
+      const ids = Array.from({ length: 40 }, () =>
+        encodeGlobalId('Company', randomUUID(), defaultConfig.cursorSecret),
+      );
+      const response = await bounded.gql(NODES, { ids });
+      expect(response.extensions!.credits).toMatchObject({ used: 0 });
+      const codes = new Set((response.errors ?? []).map((error) => error.extensions?.code));
+      expect([...codes]).toEqual(['UPSTREAM_REQUESTS_EXCEEDED']);
+      // At most the bound, and what the operation had in flight when it was reached.
+      const sent = spentOn(bounded.sandbox).requests;
+      expect(sent).toBeGreaterThanOrEqual(100);
+      expect(sent).toBeLessThanOrEqual(100 + defaultConfig.upstreamConcurrency);
+      // The empty pages were not kept: asked again, they are asked again.
+      bounded.sandbox.reset();
+      await bounded.gql(NODES, { ids: ids.slice(0, 5) });
+      expect(spentOn(bounded.sandbox).requests).toBe(15);
+    } finally {
+      await bounded.close();
+    }
+  });
+
+  it('an attempt that timed out may have been charged: reported, and counted against the budget', async () => {
+    // 500 ms allowed, the service answers in 600: every attempt times out.
+    const slow = await startStack({ config: { upstreamTimeoutMs: 500, breakerFailures: 100 } });
+    slow.sandbox.setLatency({ fixedMs: 600 });
+    try {
+      const query = `{ fundingEvents(first: 3) { nodes { uuid } } }`;
+      const retried = await slow.gql(query);
+      expect(retried.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+      expect(retried.extensions).toMatchObject({
+        credits: { used: 0, uncertain: 9 },
+        upstreamRequests: 3,
+        upstreamRetries: 2,
+      });
+      // With a budget of 5, the first attempt's possible 3 leave no room for another.
+      const bounded = await slow.gql(query, {}, { headers: { 'x-credit-budget': '5' } });
+      expect(bounded.extensions).toMatchObject({
+        credits: { used: 0, uncertain: 3 },
+        upstreamRequests: 1,
+      });
+    } finally {
+      slow.sandbox.setLatency({});
+      await slow.close();
+    }
+  });
+});

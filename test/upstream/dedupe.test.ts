@@ -39,6 +39,7 @@ describe('dedupe (within an operation)', () => {
     expect({ ...operationLedger }).toEqual({
       used: 6,
       saved: 0,
+      uncertain: 0,
       remaining: 97,
       requests: 3,
       retries: 0,

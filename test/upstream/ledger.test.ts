@@ -31,6 +31,7 @@ describe('ledger', () => {
       retries: 1,
       used: 3,
       saved: 0,
+      uncertain: 0,
       remaining: 97,
     });
     await service.done();
@@ -50,6 +51,7 @@ describe('ledger', () => {
       retries: 0,
       used: 0,
       saved: 0,
+      uncertain: 0,
       remaining: null,
     });
     await service.done();
@@ -68,8 +70,22 @@ describe('CreditLedger', () => {
     child.sent();
     child.charged(page(3, 97));
     child.served(page(5, 90, 5), Date.now() - 1_000);
-    expect({ ...child }).toEqual({ requests: 1, retries: 0, used: 3, saved: 5, remaining: 97 });
-    expect({ ...parent }).toEqual({ requests: 1, retries: 0, used: 3, saved: 5, remaining: 97 });
+    expect({ ...child }).toEqual({
+      requests: 1,
+      retries: 0,
+      used: 3,
+      saved: 5,
+      uncertain: 0,
+      remaining: 97,
+    });
+    expect({ ...parent }).toEqual({
+      requests: 1,
+      retries: 0,
+      used: 3,
+      saved: 5,
+      uncertain: 0,
+      remaining: 97,
+    });
   });
 
   it('counts one credit a record when the service does not say', () => {

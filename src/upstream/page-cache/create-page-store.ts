@@ -1,3 +1,4 @@
+import { DEFAULT_CURSOR_SECRET } from '../../config.js';
 import { MemoryPageStore } from './memory-page-store.js';
 import type { PageStore } from './page-store.js';
 import { RedisPageStore } from './redis-page-store.js';
@@ -12,6 +13,8 @@ export interface PageCacheOptions {
   url?: string | null;
   /** Told when the shared cache fails (at most one message per {@link ERROR_REPORT_MS}). */
   onError?: (message: string) => void;
+  /** The key shared-cache names are signed with (`CURSOR_SECRET`). */
+  secret?: string;
 }
 
 /** Redis failures come in bursts (every command while it is down): one line per 30 s. */
@@ -34,13 +37,22 @@ function throttled(report: (message: string) => void) {
   };
 }
 
-/** The store the options name: Redis with a URL, else memory. */
-export function createPageStore(options: PageCacheOptions, claimMs: number): PageStore {
+/**
+ * The store the options name: Redis with a URL, else memory. `claimMs` bounds a claim on a page's
+ * fetch (the whole call, retries included); `upstream` is the service's URL, which the shared
+ * cache keeps its pages under.
+ */
+export function createPageStore(
+  options: PageCacheOptions,
+  { claimMs, upstream }: { claimMs: number; upstream: string },
+): PageStore {
   if (!options.url) return new MemoryPageStore(options);
   return new RedisPageStore({
     url: options.url,
     ttlMs: options.ttlMs,
     claimMs,
+    upstream,
+    secret: options.secret ?? DEFAULT_CURSOR_SECRET,
     onError: throttled(options.onError ?? ((message) => console.warn(message))),
   });
 }

@@ -17,8 +17,11 @@ export interface CachedPage extends UpstreamPage {
 export interface PageStore {
   /** The page under `key` if it is there and younger than the TTL. */
   get(key: string): Promise<CachedPage | undefined>;
-  /** Keeps `page` under `key` for the TTL. Does not wait for a remote store. */
-  set(key: string, page: CachedPage): void;
+  /**
+   * Keeps `page` under `key` for the TTL; resolves once a remote store holds it, so that another
+   * instance asking next finds it (a failure is reported, never thrown).
+   */
+  set(key: string, page: CachedPage): Promise<void> | void;
   /**
    * Claims the fetch of `key` among the instances sharing this store: true when no other is
    * fetching it now. The memory store has no others: always true.

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
@@ -14,6 +14,13 @@ export interface RedisPageStoreOptions {
   claimMs: number;
   /** Told when Redis fails; the store goes on as if the page were not cached. */
   onError: (message: string) => void;
+  /**
+   * The key Redis names are signed with (`CURSOR_SECRET`): a page key holds a hash of the
+   * caller's API key, which a reader of Redis could otherwise test guesses against.
+   */
+  secret: string;
+  /** The service's base URL: pages of two upstreams (staging, production) never mix. */
+  upstream: string;
 }
 
 /** Deletes a claim only if it is still this instance's (it may have expired and been retaken). */
@@ -25,8 +32,10 @@ const POLL_MS = [2, 5, 10, 20, 40, 50];
 /**
  * The shared page cache: the same keys, TTL and semantics as the memory store, in Redis, so that
  * instances behind one address share pages and the fetch of each page. Values are
- * `receivedAt\n<envelope JSON>` under `bsg:v1:page:<key>`; claims are `SET NX PX` under
- * `bsg:v1:claim:<key>`. Redis bounds its own memory (`maxmemory`, `allkeys-lru`).
+ * `receivedAt\n<envelope JSON>` under `bsg:v2:<upstream>:page:<name>`; claims are `SET NX PX`
+ * under `bsg:v2:<upstream>:claim:<name>`, where `<upstream>` is a hash of the service's URL and
+ * `<name>` an HMAC of the page key with the server's secret. Redis bounds its own memory
+ * (`maxmemory`, `allkeys-lru`).
  *
  * Commands fail at once while Redis is unreachable (no offline queue, a short command timeout):
  * a page is then a miss, a claim granted, and each failure is reported to `onError`.
@@ -37,8 +46,12 @@ export class RedisPageStore implements PageStore {
   /** Names this instance's claims. */
   readonly #token = randomUUID();
 
+  readonly #prefix: string;
+
   constructor(options: RedisPageStoreOptions) {
     this.#options = options;
+    const upstream = createHash('sha256').update(options.upstream).digest('base64url').slice(0, 12);
+    this.#prefix = `bsg:v2:${upstream}:`;
     this.#redis = new Redis(options.url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
@@ -51,23 +64,30 @@ export class RedisPageStore implements PageStore {
 
   async get(key: string): Promise<CachedPage | undefined> {
     try {
-      return decode(await this.#redis.get(`bsg:v1:page:${key}`));
+      return decode(await this.#redis.get(this.#name('page', key)));
     } catch (error) {
       this.#failed(error);
       return undefined;
     }
   }
 
-  set(key: string, page: CachedPage): void {
+  async set(key: string, page: CachedPage): Promise<void> {
     const value = `${page.receivedAt}\n${JSON.stringify(page.envelope)}`;
-    this.#redis
-      .set(`bsg:v1:page:${key}`, value, 'PX', this.#options.ttlMs)
-      .catch((error: unknown) => this.#failed(error));
+    try {
+      await this.#redis.set(this.#name('page', key), value, 'PX', this.#options.ttlMs);
+    } catch (error) {
+      this.#failed(error);
+    }
+  }
+
+  /** The Redis name of a page or claim: under the upstream's prefix, the key signed. */
+  #name(kind: 'page' | 'claim', key: string): string {
+    return `${this.#prefix}${kind}:${createHmac('sha256', this.#options.secret).update(key).digest('base64url')}`;
   }
 
   async claim(key: string): Promise<boolean> {
     try {
-      const claimKey = `bsg:v1:claim:${key}`;
+      const claimKey = this.#name('claim', key);
       const ok = await this.#redis.set(claimKey, this.#token, 'PX', this.#options.claimMs, 'NX');
       return ok === 'OK';
     } catch (error) {
@@ -78,7 +98,7 @@ export class RedisPageStore implements PageStore {
 
   release(key: string): void {
     this.#redis
-      .eval(RELEASE_CLAIM, 1, `bsg:v1:claim:${key}`, this.#token)
+      .eval(RELEASE_CLAIM, 1, this.#name('claim', key), this.#token)
       .catch((error: unknown) => this.#failed(error));
   }
 
@@ -93,8 +113,8 @@ export class RedisPageStore implements PageStore {
       try {
         results = await this.#redis
           .pipeline()
-          .get(`bsg:v1:page:${key}`)
-          .exists(`bsg:v1:claim:${key}`)
+          .get(this.#name('page', key))
+          .exists(this.#name('claim', key))
           .exec();
       } catch (error) {
         this.#failed(error);

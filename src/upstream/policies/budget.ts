@@ -25,7 +25,8 @@ export function budget(): UpstreamPolicy {
     try {
       return await next({ ...request, limit, ledger });
     } finally {
-      budget.settle(limit, ledger.used);
+      // What the service may have charged for timed-out attempts counts too.
+      budget.settle(limit, ledger.used + ledger.uncertain);
     }
   };
 }

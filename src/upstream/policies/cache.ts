@@ -49,7 +49,15 @@ export function cache(store: PageStore, options: CacheOptions): UpstreamPolicy {
     }
     try {
       const page = await next(request);
-      store.set(key, { envelope: page.envelope, bytes: page.bytes, receivedAt: Date.now() });
+      // An empty page (a lookup that found nothing, mostly) is not kept: kept, a flood of unknown
+      // ids would push every workspace's pages out of the cache for nothing saved.
+      if (page.envelope.data.length > 0) {
+        await store.set(key, {
+          envelope: page.envelope,
+          bytes: page.bytes,
+          receivedAt: Date.now(),
+        });
+      }
       return page;
     } finally {
       if (claimed) store.release(key);

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RetryBudget } from '../retry-budget.js';
-import type { UpstreamPolicy } from '../upstream-call.js';
+import type { UpstreamPolicy, UpstreamRequest } from '../upstream-call.js';
 import { UpstreamError, unavailable } from '../upstream-error.js';
 import type { UpstreamObserver } from '../upstream-observer.js';
 
@@ -25,6 +25,29 @@ export interface RetryOptions {
 }
 
 /**
+ * Whether the operation's budget can take another attempt at the page besides the one that timed
+ * out (which may have been charged its limit): never more than the budget.
+ */
+function roomForAnother(request: UpstreamRequest): boolean {
+  return !request.budget || request.budget.available >= request.limit;
+}
+
+/** The longest backoff before a retry, unless the options say otherwise. */
+const MAX_BACKOFF_MS = 1_000;
+
+/**
+ * The longest one call can take with its retries: every attempt to its timeout (a 429 waited out
+ * adds one), every backoff at its longest, and the `Retry-After` waited. A claim on a page's fetch shared between instances
+ * lasts that long, so that no other instance fetches (and pays for) the page meanwhile.
+ */
+export function callDurationBound(
+  timeoutMs: number,
+  { retries, retryAfterMaxMs }: Pick<RetryOptions, 'retries' | 'retryAfterMaxMs'>,
+): number {
+  return (retries + 2) * timeoutMs + retries * MAX_BACKOFF_MS + retryAfterMaxMs;
+}
+
+/**
  * Sends a GET again when that is safe and may help. Every upstream call is an idempotent GET, so:
  *
  * - a transient fault (connection refused or reset, a timeout, 500/502/503/504) is retried up to
@@ -40,7 +63,7 @@ export interface RetryOptions {
  */
 export function retry(options: RetryOptions): UpstreamPolicy {
   const baseDelayMs = options.baseDelayMs ?? 25;
-  const maxDelayMs = options.maxDelayMs ?? 1_000;
+  const maxDelayMs = options.maxDelayMs ?? MAX_BACKOFF_MS;
   const random = options.random ?? Math.random;
   return (next) => async (request) => {
     options.budget.request();
@@ -58,6 +81,9 @@ export function retry(options: RetryOptions): UpstreamPolicy {
           if (waitedOut429 || askedMs > options.retryAfterMaxMs || pastDeadline) throw error;
           waitedOut429 = true;
           delayMs = askedMs;
+        } else if (error.failure === 'timeout' && !roomForAnother(request)) {
+          // The timed-out attempt may have been charged: another could overdraw the budget.
+          throw error;
         } else if (error.retryable && attempt < options.retries) {
           delayMs = random() * Math.min(maxDelayMs, baseDelayMs * 2 ** attempt);
         } else {
