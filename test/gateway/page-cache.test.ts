@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import {
@@ -199,13 +201,39 @@ describe('with Redis', () => {
       const [a, b] = [await instance(), await instance()];
       const fetched = await a.gql(LIST);
       expect(credits(fetched)).toMatchObject({ used: 20, saved: 0 });
-      // `a` stores the page without waiting for Redis, which orders commands per connection,
-      // not across them: one round trip on a's connection makes sure Redis holds the page.
-      await a.composed.upstream.shared.cache!.store.get('round-trip');
       const shared = await b.gql(LIST);
       expect(shared.data).toEqual(fetched.data);
       expect(credits(shared)).toMatchObject({ used: 0, saved: 20 });
       expect(spent()).toEqual({ requests: 1, credits: 20 });
+    });
+
+    it('name pages by an HMAC under the upstream: no hash of the key, other upstreams apart', async () => {
+      const a = await instance();
+      await a.gql(LIST);
+      const client = new Redis(redis.url);
+      try {
+        const names = await client.keys('*');
+        expect(names.length).toBeGreaterThan(0);
+        const keyHashes = ['hex', 'base64url'].map((encoding) =>
+          createHash('sha256')
+            .update(sandbox.keys.demo)
+            .digest(encoding as 'hex' | 'base64url'),
+        );
+        for (const name of names) {
+          expect(name).toMatch(/^bsg:v2:[\w-]{12}:page:[\w-]{43}$/);
+          for (const hash of keyHashes) expect(name).not.toContain(hash);
+        }
+      } finally {
+        client.disconnect();
+      }
+      // The same service under another base URL is another upstream: nothing is shared.
+      const other = await startGateway(sandbox, {
+        config: { cacheTtlSeconds: 60, cacheUrl: redis.url },
+        upstream: { baseUrl: sandbox.url.replace('127.0.0.1', 'localhost') },
+      });
+      gateways.push(other);
+      sandbox.reset();
+      expect(credits(await other.gql(LIST))).toMatchObject({ used: 20, saved: 0 });
     });
 
     it('share the fetch of a page asked of both at once', async () => {
