@@ -7,6 +7,11 @@ import { UpstreamSession } from './upstream/upstream-session.js';
 /** What every resolver gets: this operation's upstream session, records and settings. */
 export interface Context {
   config: Config;
+  /**
+   * Who calls, for per-caller policies: the token's `sub` (`AUTH_MODE=jwt`), or the key the request
+   * sent (`api-key`); null when it sent none. Never logged.
+   */
+  principal: string | null;
   /** The caller's upstream session: key, dedupe, concurrency cap, ledger. */
   upstream: UpstreamSession;
   /** The records seen in this operation, and lookups by id. */
@@ -38,21 +43,27 @@ export function wantsFresh(headers: Headers): boolean {
 
 /** What an operation's context takes from its HTTP request. */
 export interface RequestFacts {
-  /** The caller's key, or null when the request carried none. */
+  /**
+   * The key the session forwards upstream, as `useAuthentication` resolved it: the caller's own
+   * (`AUTH_MODE=api-key`) or the server's (`jwt`); null when there is none.
+   */
   apiKey: string | null;
+  /** See {@link Context.principal}. */
+  principal: string | null;
   /** The HTTP request's signal: aborts the upstream requests when the client goes away. */
   signal?: AbortSignal;
   /** See {@link wantsFresh}. */
   fresh?: boolean;
 }
 
-/** Builds the context of one operation; the key lives here and nowhere else. */
+/** Builds the context of one operation; the upstream key lives here and nowhere else. */
 export function createContext(config: Config, call: UpstreamCall, request: RequestFacts): Context {
+  const { principal, ...facts } = request;
   const upstream = new UpstreamSession({
     call,
     concurrency: config.upstreamConcurrency,
-    ...request,
+    ...facts,
     deadlineMs: config.operationTimeoutMs,
   });
-  return { config, upstream, records: new RecordStore(upstream), fieldErrors: [] };
+  return { config, principal, upstream, records: new RecordStore(upstream), fieldErrors: [] };
 }
