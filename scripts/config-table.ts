@@ -18,7 +18,8 @@ export const configTable: ReadmeTable = {
 };
 
 function shownDefault(s: Setting<unknown>): string {
-  if (s.secret) return 'a built-in constant';
+  // A secret setting unset by default shows that, never a value.
+  if (s.secret && s.default !== null) return 'a built-in constant';
   if (s.shownDefault !== undefined) return s.shownDefault;
   if (s.default === null) return '_(unset)_';
   if (Array.isArray(s.default)) {

@@ -17,7 +17,7 @@ export const errorTable: ReadmeTable = {
   rows: () =>
     Object.entries(errorCatalogue).map(([code, entry]: [string, ErrorEntry]) => [
       `\`${code}\``,
-      shownStatus(entry.http),
+      shownStatus(entry.http, entry.raisedBy.includes('service')),
       entry.retryable ? 'yes' : 'no',
       entry.raisedBy.join(', '),
       entry.when,
@@ -25,7 +25,8 @@ export const errorTable: ReadmeTable = {
     ]),
 };
 
-function shownStatus(http: ErrorHttp | undefined): string {
+/** The status; for a code the service raises too, the service's (a field's error, 200) as well. */
+function shownStatus(http: ErrorHttp | undefined, service: boolean): string {
   if (!http) return '200';
   const headers = Object.entries(http.headers ?? {}).map(
     ([name, value]) => `\`${name}: ${value}\``,
@@ -33,6 +34,7 @@ function shownStatus(http: ErrorHttp | undefined): string {
   return [
     `${http.status}${http.spec ? ' (200 under `application/json`)' : ''}`,
     ...headers.map((header) => `with ${header}`),
+    ...(service ? ['from the gateway, 200 from the service'] : []),
   ].join(' ');
 }
 

@@ -1,11 +1,13 @@
 import type { GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaServerOptions } from 'graphql-yoga';
 import type { Config } from './config.js';
-import { apiKeyFrom, createContext, wantsFresh, type Context } from './context.js';
+import type { Authenticate, Caller } from './auth/create-authenticator.js';
+import { createContext, wantsFresh, type Context } from './context.js';
 import { schema, subgraphSchema } from './schema/index.js';
 import { maskError } from './errors.js';
 import { createEstimator } from './estimate/estimate-operation.js';
 import type { Upstream } from './upstream/create-upstream.js';
+import { useAuthentication } from './plugins/use-authentication.js';
 import { useCreditBudget } from './plugins/use-credit-budget.js';
 import { useUpstreamSession } from './plugins/use-upstream-session.js';
 import { useHealth } from './plugins/use-health.js';
@@ -34,7 +36,12 @@ import type { GatewayMetrics } from './metrics/gateway-metrics.js';
 export interface AppDeps {
   /** The upstream pipeline; the app never closes it. */
   upstream: Upstream;
-  /** A key to prefill in GraphiQL's headers (the sandbox's public demo key), if any. */
+  /** Resolves each request's caller and upstream key, under `AUTH_MODE` (both endpoints share it). */
+  authenticate: Authenticate;
+  /**
+   * A key to prefill in GraphiQL's headers (the sandbox's public demo key), if any; never with
+   * `AUTH_MODE=jwt`, where a key is not what a caller sends.
+   */
   graphiqlApiKey?: string;
   /** True once the process has begun to shut down (main.ts); never, without it. */
   shuttingDown?: () => boolean;
@@ -104,6 +111,7 @@ function graphqlServer(
     maxPageSize: config.maxPageSize,
     secret: config.cursorSecret,
   });
+  const callers = new WeakMap<Request, Caller>();
   return createYoga<Record<string, unknown>, Context>({
     schema,
     graphqlEndpoint: endpoint,
@@ -111,21 +119,27 @@ function graphqlServer(
     graphiql: false,
     // Checked by useRequestBodyLimit, at a fraction of the cost.
     maxRequestBodySize: false,
-    context: ({ request }) =>
-      createContext(config, deps.upstream.shared, {
-        apiKey: apiKeyFrom(request.headers),
+    context: ({ request }) => {
+      // Always there (useAuthentication runs first); were it not, no key would be sent.
+      const caller = callers.get(request);
+      return createContext(config, deps.upstream.shared, {
+        apiKey: caller?.upstreamKey ?? null,
+        principal: caller?.principal ?? null,
         signal: request.signal,
         fresh: wantsFresh(request.headers),
-      }),
+      });
+    },
     maskedErrors: { maskError },
     cors: false,
     plugins: [
       useCors({
         origins: config.corsOrigins,
-        exposedHeaders: ['X-Request-Id', ...CREDIT_HEADERS],
+        exposedHeaders: ['X-Request-Id', 'WWW-Authenticate', ...CREDIT_HEADERS],
         maxAgeSeconds: 600,
       }),
       ...front,
+      // Before every other hook on the request's parameters: a caller refused sends nothing.
+      useAuthentication({ authenticate: deps.authenticate, callers }),
       // Before useRequestBodyLimit, which wraps whichever request parser is chosen.
       useRequestParamErrors(),
       useRequestBodyLimit(config.maxRequestBytes),
@@ -187,7 +201,9 @@ export function createApp(config: Config, deps: AppDeps) {
     },
   };
   const graphiqlHeaders = {
-    ...(deps.graphiqlApiKey ? { 'X-API-Key': deps.graphiqlApiKey } : {}),
+    ...(deps.graphiqlApiKey && config.authMode === 'api-key'
+      ? { 'X-API-Key': deps.graphiqlApiKey }
+      : {}),
     'X-Credit-Budget': String(config.creditBudgetDefault),
   };
   const subgraph =

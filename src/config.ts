@@ -5,6 +5,14 @@ import { setting } from './config/setting.js';
 import { trustedDocuments } from './config/trusted-documents.js';
 import { UPSTREAM_MAX_LIMIT } from './upstream/build-query.js';
 import { RETRY_BUDGET } from './upstream/retry-budget.js';
+import {
+  AUTH_MODES,
+  authSettingsProblems,
+  jwtAlgorithms,
+  publicKeyPem,
+  type JwtAlgorithm,
+} from './auth/auth-mode.js';
+import { upstreamKeysFile } from './auth/upstream-keys.js';
 
 /**
  * The deepest nesting of `{`, `[` and `(` together that a document may have to be parsed at all
@@ -188,6 +196,67 @@ export const settings = {
     ['*'],
     'origins web apps may call the gateway from, comma-separated (`https://app.example.com,http://localhost:3000`); `*` allows any origin (`Access-Control-Allow-Origin: *`). Never with credentials: callers send a header, not cookies',
   ),
+  authMode: setting(
+    'AUTH_MODE',
+    oneOf(...AUTH_MODES),
+    'api-key',
+    "`api-key`: each caller sends its workspace's key, forwarded upstream; `jwt`: each sends a token of your identity provider, verified here, and the server's key goes upstream (see [Serving a web app](#serving-a-web-app))",
+  ),
+  upstreamApiKey: setting(
+    'UPSTREAM_API_KEY',
+    string(),
+    null,
+    'with `AUTH_MODE=jwt`: the API key every verified caller spends (one workspace)',
+    { secret: true },
+  ),
+  upstreamKeys: setting(
+    'UPSTREAM_KEYS_FILE',
+    upstreamKeysFile(),
+    null,
+    'with `AUTH_MODE=jwt`, instead of `UPSTREAM_API_KEY`: path to a JSON file of workspace → API key (`{"acme": "<key>"}`), the workspace being the value of the token\'s `JWT_WORKSPACE_CLAIM`; a token whose workspace has no key is refused (403); checked at boot',
+  ),
+  jwtJwksUrl: setting(
+    'JWT_JWKS_URL',
+    url(),
+    null,
+    "with `AUTH_MODE=jwt`: the identity provider's keys (a JWKS, `https://idp.example.com/.well-known/jwks.json`), fetched at the first token, after 10 minutes, and for a `kid` they lack",
+  ),
+  jwtPublicKey: setting(
+    'JWT_PUBLIC_KEY',
+    publicKeyPem(),
+    null,
+    'with `AUTH_MODE=jwt`, instead of `JWT_JWKS_URL`: the one public key (PEM, `-----BEGIN PUBLIC KEY-----`…; `\\n` for line breaks) that signs the tokens',
+  ),
+  jwtIssuer: setting(
+    'JWT_ISSUER',
+    string(),
+    null,
+    'with `AUTH_MODE=jwt` (required): the `iss` a token must carry',
+  ),
+  jwtAudience: setting(
+    'JWT_AUDIENCE',
+    string(),
+    null,
+    "with `AUTH_MODE=jwt` (required): the `aud` a token must carry, this gateway's name at the identity provider",
+  ),
+  jwtAlgorithms: setting(
+    'JWT_ALGORITHMS',
+    jwtAlgorithms(),
+    ['RS256', 'ES256'] as JwtAlgorithm[],
+    'signature algorithms a token may use, comma-separated; asymmetric only (`none` and `HS256`… are refused at boot)',
+  ),
+  jwtWorkspaceClaim: setting(
+    'JWT_WORKSPACE_CLAIM',
+    string(),
+    'workspace',
+    "the token's claim naming its workspace, looked up in `UPSTREAM_KEYS_FILE`",
+  ),
+  jwtJwksCooldownMs: setting(
+    'JWT_JWKS_COOLDOWN_MS',
+    integer(0, 600_000),
+    30_000,
+    'after a fetch of `JWT_JWKS_URL`, how long a token whose `kid` it lacks is refused without fetching it again (bounds the fetches made-up `kid`s cause; a new key is picked up after it)',
+  ),
   logLevel: setting(
     'LOG_LEVEL',
     oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
@@ -262,10 +331,13 @@ export const defaultConfig: Config = parseSettings(settings, {});
 /**
  * Reads the config from `env`. A bad value throws one Error, a line per bad variable naming it
  * and its rule: `PORT must be an integer from 0 to 65535 (got "abc")`. In production
- * (`NODE_ENV=production`) with `UPSTREAM_URL` set, the built-in `CURSOR_SECRET` is refused.
+ * (`NODE_ENV=production`) with `UPSTREAM_URL` set, the built-in `CURSOR_SECRET` is refused; the
+ * authentication settings are checked together ({@link authSettingsProblems}).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config = parseSettings(settings, env);
+  const problems = authSettingsProblems(config);
+  if (problems.length > 0) throw new Error(problems.join('\n'));
   if (
     env['NODE_ENV'] === 'production' &&
     config.upstreamUrl !== null &&

@@ -7,7 +7,12 @@ import { UpstreamSession } from './upstream/upstream-session.js';
 /** What every resolver gets: this operation's upstream session, records and settings. */
 export interface Context {
   config: Config;
-  /** The caller's upstream session: its pipeline (key, dedupe, cap, deadline), ledger, budget. */
+  /**
+   * Who calls, for per-caller policies: the token's `sub` (`AUTH_MODE=jwt`), or the key the request
+   * sent (`api-key`); null when it sent none. Never logged.
+   */
+  principal: string | null;
+  /** The caller's upstream session: key, dedupe, concurrency cap, ledger. */
   upstream: UpstreamSession;
   /** The records seen in this operation, and lookups by id. */
   records: RecordStore;
@@ -38,27 +43,33 @@ export function wantsFresh(headers: Headers): boolean {
 
 /** What an operation's context takes from its HTTP request. */
 export interface RequestFacts {
-  /** The caller's key, or null when the request carried none. */
+  /**
+   * The key the session forwards upstream, as `useAuthentication` resolved it: the caller's own
+   * (`AUTH_MODE=api-key`) or the server's (`jwt`); null when there is none.
+   */
   apiKey: string | null;
+  /** See {@link Context.principal}. */
+  principal: string | null;
   /** The HTTP request's signal: aborts the upstream requests when the client goes away. */
   signal?: AbortSignal;
   /** See {@link wantsFresh}. */
   fresh?: boolean;
 }
 
-/** Builds the context of one operation; the key lives here and nowhere else. */
+/** Builds the context of one operation; the upstream key lives here and nowhere else. */
 export function createContext(
   config: Config,
   shared: SharedPipeline,
   request: RequestFacts,
 ): Context {
+  const { principal, ...facts } = request;
   const upstream: UpstreamSession = new UpstreamSession(shared, {
     concurrency: config.upstreamConcurrency,
     maxRequests: config.maxUpstreamRequests,
-    ...request,
+    ...facts,
     deadlineMs: config.operationTimeoutMs,
     onPage: (endpoint, data) => records.remember(endpoint, data),
   });
   const records = new RecordStore(upstream);
-  return { config, upstream, records, fieldErrors: [] };
+  return { config, principal, upstream, records, fieldErrors: [] };
 }

@@ -1,4 +1,5 @@
 import { createApp, type App } from './app.js';
+import { createAuthenticator } from './auth/create-authenticator.js';
 import type { Config } from './config.js';
 import { silentLogger, type Logger } from './logging/create-logger.js';
 import { upstreamLog } from './logging/upstream-log.js';
@@ -110,6 +111,7 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
   let shuttingDown = false;
   const { app, subgraph: subgraphApp } = createApp(config, {
     upstream,
+    authenticate: createAuthenticator(config),
     graphiqlApiKey: parts.graphiqlApiKey,
     shuttingDown: () => shuttingDown,
     logger,

@@ -51,13 +51,23 @@ export function gatewayError(
   details: ErrorDetails = {},
   location: ErrorLocation = {},
 ): GraphQLError {
+  const entry: ErrorEntry = errorCatalogue[code];
+  return codedError(code, message, details, location, entry.http);
+}
+
+function codedError(
+  code: GatewayErrorCode,
+  message: string,
+  details: ErrorDetails,
+  location: ErrorLocation,
+  http: ErrorEntry['http'],
+): GraphQLError {
   const extensions: Record<string, unknown> = { code };
   for (const [key, value] of Object.entries(details)) {
     if (value !== undefined) extensions[key] = value;
   }
-  const entry: ErrorEntry = errorCatalogue[code];
   // A copy: Yoga writes to an error's `http` (its `spec` flag), which must not reach the catalogue.
-  if (entry.http) extensions['http'] = { ...entry.http };
+  if (http) extensions['http'] = { ...http };
   return new GraphQLError(message, { ...location, extensions });
 }
 
@@ -68,19 +78,20 @@ export function invalidArgument(argument: string, rule: string) {
 
 /**
  * The GraphQL error of an upstream failure: its code, message and facts (`requestId`,
- * `retryAfter`, `upstreamStatus`) in `extensions`.
+ * `retryAfter`, `upstreamStatus`) in `extensions`. A field's error, in a 200 beside the data the
+ * operation has: never the HTTP status the catalogue gives the gateway's own refusal with the code
+ * (a service's FORBIDDEN is not the gateway's 403).
  */
-export function fromUpstreamError(error: UpstreamError, location?: ErrorLocation): GraphQLError {
-  return gatewayError(
-    error.code,
-    error.message,
-    {
-      requestId: error.requestId,
-      retryAfter: error.retryAfter,
-      upstreamStatus: error.status,
-    },
-    location,
-  );
+export function fromUpstreamError(
+  error: UpstreamError,
+  location: ErrorLocation = {},
+): GraphQLError {
+  const details = {
+    requestId: error.requestId,
+    retryAfter: error.retryAfter,
+    upstreamStatus: error.status,
+  };
+  return codedError(error.code, error.message, details, location, undefined);
 }
 
 /**

@@ -17,7 +17,7 @@ export interface Setting<T> {
   default: T;
   /** What the setting does, as the README's table shows it (markdown). */
   description: string;
-  /** The README shows "a built-in constant" instead of the default. */
+  /** The README shows "a built-in constant" instead of the default (or "unset"). */
   secret?: boolean;
   /** How the README shows the default, when the value alone would not say what it means. */
   shownDefault?: string;

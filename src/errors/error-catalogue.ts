@@ -23,7 +23,9 @@ export interface ErrorHttp {
 export interface ErrorEntry {
   /**
    * The HTTP answer. Absent where none is set: the error is in `errors` of a 200, beside whatever
-   * data the operation has (a field's error, or a refusal before execution with no `data`).
+   * data the operation has (a field's error, or a refusal before execution with no `data`). A code
+   * the service raises too comes from the service as a field's error, in a 200, whatever this says:
+   * this is the gateway's own refusal.
    */
   readonly http?: ErrorHttp;
   /**
@@ -69,6 +71,12 @@ export const errorCatalogue = {
     when: 'no API key was sent (no request is made), or the service does not know it',
     extensions: '`requestId`, `upstreamStatus` when the service answered',
   },
+  UNAUTHENTICATED: {
+    http: { status: 401, headers: { 'WWW-Authenticate': 'Bearer' } },
+    raisedBy: ['gateway'],
+    retryable: false,
+    when: `\`${settings.authMode.env}=jwt\` and the request sent no bearer token, or its token failed a check (signature, algorithm, \`kid\`, \`iss\`, \`aud\`, \`exp\`, \`nbf\`): the message says which, and \`WWW-Authenticate\` adds \`error="invalid_token"\` where a token was sent; see [Serving a web app](#serving-a-web-app) ${nothingRuns}`,
+  },
   PAYMENT_REQUIRED: {
     raisedBy: ['service'],
     retryable: false,
@@ -76,10 +84,11 @@ export const errorCatalogue = {
     extensions: '`requestId`, `upstreamStatus`',
   },
   FORBIDDEN: {
-    raisedBy: ['service'],
+    http: { status: 403 },
+    raisedBy: ['service', 'gateway'],
     retryable: false,
-    when: "the service's abuse prevention blocked the request",
-    extensions: '`requestId`, `upstreamStatus`',
+    when: `the service's abuse prevention blocked the request (a field's error, in a 200); or, with \`${settings.authMode.env}=jwt\`, the token is valid but its workspace has no key in \`${settings.upstreamKeys.env}\` ${nothingRuns}`,
+    extensions: '`requestId`, `upstreamStatus` when the service raised it',
   },
   TOO_MANY_REQUESTS: {
     raisedBy: ['service'],

@@ -12,6 +12,8 @@ export type { Logger } from 'pino';
 export const REDACTED_PATHS = [
   'apiKey',
   'key',
+  'token',
+  'upstreamKey',
   'headers["x-api-key"]',
   'headers.authorization',
   'req.headers["x-api-key"]',

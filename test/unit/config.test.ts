@@ -1,6 +1,8 @@
-import { availableParallelism } from 'node:os';
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { readmeConfigTable, renderConfigTable } from '../../scripts/config-table.js';
 import { DEFAULT_CURSOR_SECRET, defaultConfig, loadConfig } from '../../src/config.js';
 import { boolean, list, oneOf, url } from '../../src/config/kinds.js';
@@ -62,6 +64,16 @@ describe('loadConfig', () => {
       cacheUrl: null,
       trustedDocuments: null,
       corsOrigins: ['*'],
+      authMode: 'api-key',
+      upstreamApiKey: null,
+      upstreamKeys: null,
+      jwtJwksUrl: null,
+      jwtPublicKey: null,
+      jwtIssuer: null,
+      jwtAudience: null,
+      jwtAlgorithms: ['RS256', 'ES256'],
+      jwtWorkspaceClaim: 'workspace',
+      jwtJwksCooldownMs: 30_000,
       logLevel: 'info',
       metrics: 'on',
       metricsPort: null,
@@ -107,6 +119,14 @@ describe('loadConfig', () => {
         CACHE_MAX_MB: '1',
         CACHE_URL: 'redis://cache.internal:6379/2',
         CORS_ORIGINS: 'https://app.example.com, http://localhost:3000/',
+        AUTH_MODE: 'jwt',
+        UPSTREAM_API_KEY: 'server-key',
+        JWT_JWKS_URL: 'https://idp.example.com/.well-known/jwks.json',
+        JWT_ISSUER: 'https://idp.example.com/',
+        JWT_AUDIENCE: 'signals-gateway',
+        JWT_ALGORITHMS: 'ES256, EdDSA',
+        JWT_WORKSPACE_CLAIM: 'org_id',
+        JWT_JWKS_COOLDOWN_MS: '0',
         LOG_LEVEL: 'silent',
         METRICS: 'off',
         METRICS_PORT: '65535',
@@ -148,6 +168,16 @@ describe('loadConfig', () => {
       cacheUrl: 'redis://cache.internal:6379/2',
       trustedDocuments: null,
       corsOrigins: ['https://app.example.com', 'http://localhost:3000'],
+      authMode: 'jwt',
+      upstreamApiKey: 'server-key',
+      upstreamKeys: null,
+      jwtJwksUrl: 'https://idp.example.com/.well-known/jwks.json',
+      jwtPublicKey: null,
+      jwtIssuer: 'https://idp.example.com/',
+      jwtAudience: 'signals-gateway',
+      jwtAlgorithms: ['ES256', 'EdDSA'],
+      jwtWorkspaceClaim: 'org_id',
+      jwtJwksCooldownMs: 0,
       logLevel: 'silent',
       metrics: 'off',
       metricsPort: 65_535,
@@ -303,6 +333,117 @@ describe('kinds of setting, on a table of their own', () => {
         'LOG_LEVEL must be one of debug, info, warn (got "trace")',
         'CORS_ORIGINS must use http or https (got "ws:")',
       ].join('\n'),
+    );
+  });
+});
+
+describe('AUTH_MODE=jwt: the settings are checked together at boot', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'upstream-keys-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  /** A file of `content` in the suite's directory: its path. */
+  function file(name: string, content: string) {
+    const path = join(dir, name);
+    writeFileSync(path, content);
+    return path;
+  }
+  const pem = (type: 'rsa' | 'ec') =>
+    (type === 'rsa'
+      ? generateKeyPairSync('rsa', { modulusLength: 2048 })
+      : generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    ).publicKey.export({ type: 'spki', format: 'pem' }) as string;
+  const JWT = {
+    AUTH_MODE: 'jwt',
+    JWT_JWKS_URL: 'https://idp.example.com/.well-known/jwks.json',
+    JWT_ISSUER: 'https://idp.example.com/',
+    JWT_AUDIENCE: 'signals-gateway',
+    UPSTREAM_API_KEY: 'server-key',
+  };
+
+  it('names every setting AUTH_MODE=jwt lacks, at once', () => {
+    expect(errorOf(loadConfig, { AUTH_MODE: 'jwt' })?.split('\n')).toEqual([
+      'AUTH_MODE=jwt requires JWT_ISSUER and JWT_AUDIENCE: the "iss" and "aud" your identity provider puts in the tokens it issues for this gateway',
+      "AUTH_MODE=jwt requires exactly one of JWT_JWKS_URL (the identity provider's keys, fetched) or JWT_PUBLIC_KEY (one key, in PEM): neither JWT_JWKS_URL and JWT_PUBLIC_KEY set",
+      "AUTH_MODE=jwt requires exactly one of UPSTREAM_API_KEY (one workspace's key) or UPSTREAM_KEYS_FILE (a key per workspace): neither UPSTREAM_API_KEY and UPSTREAM_KEYS_FILE set",
+    ]);
+    expect(errorOf(loadConfig, { ...JWT, JWT_AUDIENCE: ' ' })).toMatch(
+      /^AUTH_MODE=jwt requires JWT_AUDIENCE:/,
+    );
+  });
+
+  it('takes exactly one source of keys, and one of upstream keys', () => {
+    const keys = file('two.json', '{"acme": "k1"}');
+    expect(errorOf(loadConfig, { ...JWT, JWT_PUBLIC_KEY: pem('rsa') })).toMatch(
+      /JWT_PUBLIC_KEY \(one key, in PEM\): both JWT_JWKS_URL and JWT_PUBLIC_KEY set$/,
+    );
+    expect(errorOf(loadConfig, { ...JWT, UPSTREAM_KEYS_FILE: keys })).toMatch(
+      /both UPSTREAM_API_KEY and UPSTREAM_KEYS_FILE set$/,
+    );
+  });
+
+  it('reads a PEM (with \\n for line breaks) and a keys file', () => {
+    const keys = file('keys.json', '{"acme": " k1 ", "globex": "k2"}');
+    const { JWT_JWKS_URL: _url, UPSTREAM_API_KEY: _key, ...rest } = JWT;
+    const config = loadConfig({
+      ...rest,
+      JWT_PUBLIC_KEY: pem('ec').trim().replace(/\n/g, '\\n'),
+      UPSTREAM_KEYS_FILE: keys,
+    });
+    expect(config.jwtPublicKey?.asymmetricKeyType).toBe('ec');
+    expect(config.upstreamKeys).toEqual(
+      new Map([
+        ['acme', 'k1'],
+        ['globex', 'k2'],
+      ]),
+    );
+  });
+
+  it.each([
+    ['none', 'JWT_ALGORITHMS must not name none: it accepts unsigned tokens'],
+    ['RS256,HS256', 'JWT_ALGORITHMS must not name HS256: with HMAC the verifying key also signs'],
+    ['RS256,hs512', 'JWT_ALGORITHMS must not name hs512:'],
+    ['RS255', 'JWT_ALGORITHMS must name algorithms among RS256, RS384'],
+  ])('refuses JWT_ALGORITHMS=%s', (algorithms, message) => {
+    expect(errorOf(loadConfig, { ...JWT, JWT_ALGORITHMS: algorithms })).toContain(message);
+  });
+
+  it('refuses a JWT_PUBLIC_KEY that is not a public key, or verifies none of JWT_ALGORITHMS', () => {
+    const { JWT_JWKS_URL: _url, ...rest } = JWT;
+    const read = (value: string, algorithms?: string) =>
+      errorOf(loadConfig, { ...rest, JWT_PUBLIC_KEY: value, JWT_ALGORITHMS: algorithms });
+    expect(read('not a key')).toBe(
+      'JWT_PUBLIC_KEY must be a public key in PEM (-----BEGIN PUBLIC KEY----- …)',
+    );
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    expect(read(privateKey.export({ type: 'pkcs8', format: 'pem' }) as string)).toBe(
+      'JWT_PUBLIC_KEY must be a public key, not a private one: give the verifying half only',
+    );
+    expect(read(pem('ec'), 'RS256,PS256')).toBe(
+      'JWT_PUBLIC_KEY must be a key that verifies one of JWT_ALGORITHMS (RS256, PS256); it is a ec key',
+    );
+    expect(read(pem('rsa'), 'RS256')).toBeUndefined();
+  });
+
+  it.each([
+    ['a missing file', () => join(dir, 'nope.json'), /cannot read .*ENOENT/],
+    [
+      'text that is not JSON',
+      () => file('bad.json', '{"acme": "sk_live_SECRET"'),
+      /is not JSON\)$/,
+    ],
+    ['an array', () => file('array.json', '["sk_live_SECRET"]'), /holds an array\)$/],
+    ['a key that is not a string', () => file('number.json', '{"acme": 42}'), /no key at "acme"/],
+    ['an empty object', () => file('empty.json', '{}'), /at least one workspace/],
+  ])('refuses an UPSTREAM_KEYS_FILE holding %s, quoting no key', (_what, path, rule) => {
+    const { UPSTREAM_API_KEY: _key, ...rest } = JWT;
+    const message = errorOf(loadConfig, { ...rest, UPSTREAM_KEYS_FILE: path() });
+    expect(message).toMatch(/^UPSTREAM_KEYS_FILE must name /);
+    expect(message).toMatch(rule);
+    expect(message).not.toContain('SECRET');
+  });
+
+  it('refuses a jwt setting under AUTH_MODE=api-key, where it would be ignored', () => {
+    expect(errorOf(loadConfig, { UPSTREAM_API_KEY: 'k', JWT_ISSUER: 'https://idp/' })).toBe(
+      'JWT_ISSUER, UPSTREAM_API_KEY are read only with AUTH_MODE=jwt: set AUTH_MODE=jwt, or unset them (with AUTH_MODE=api-key each caller sends its own X-API-Key)',
     );
   });
 });

@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { readmeErrorTable, renderErrorTable } from '../../scripts/error-table.js';
-import { gatewayError } from '../../src/errors.js';
+import { fromUpstreamError, gatewayError } from '../../src/errors.js';
+import { UpstreamError } from '../../src/upstream/upstream-error.js';
 import {
   errorCatalogue,
   ErrorCode,
@@ -103,6 +104,24 @@ describe('gatewayError', () => {
     // Yoga writes to an error's `http`: it must not reach the catalogue, nor another error.
     expect(first.extensions['http']).not.toBe(second.extensions['http']);
     expect(first.extensions['http']).not.toBe(errorCatalogue.REQUEST_ENTITY_TOO_LARGE.http);
+  });
+
+  it("answers the gateway's FORBIDDEN 403, and passes the service's on as a field's error, in a 200", () => {
+    expect(gatewayError(ErrorCode.FORBIDDEN, 'no key').extensions).toEqual({
+      code: 'FORBIDDEN',
+      http: { status: 403 },
+    });
+    const service = new UpstreamError('blocked', {
+      code: 'FORBIDDEN',
+      failure: 'status',
+      status: 403,
+      requestId: 'req_1',
+    });
+    expect(fromUpstreamError(service).extensions).toEqual({
+      code: 'FORBIDDEN',
+      requestId: 'req_1',
+      upstreamStatus: 403,
+    });
   });
 
   it('sets no status where the catalogue gives none: the error sits in a 200', () => {

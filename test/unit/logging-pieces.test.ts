@@ -11,6 +11,8 @@ describe('createLogger', () => {
         request: { apiKey: 'k2-secret', headers: { 'x-api-key': 'k3-secret' } },
         headers: { authorization: 'Bearer k4-secret', 'x-api-key': 'k5-secret' },
         key: 'k6-secret',
+        token: 'eyJ-secret',
+        upstreamKey: 'k7-secret',
       },
       'careless',
     );
@@ -21,6 +23,8 @@ describe('createLogger', () => {
       apiKey: '[redacted]',
       request: { apiKey: '[redacted]', headers: { 'x-api-key': '[redacted]' } },
       headers: { authorization: '[redacted]', 'x-api-key': '[redacted]' },
+      token: '[redacted]',
+      upstreamKey: '[redacted]',
     });
   });
 });

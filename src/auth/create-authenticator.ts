@@ -1,0 +1,129 @@
+import type { Config } from '../config.js';
+import { apiKeyFrom } from '../context.js';
+import { algorithmsFor, authSettingsProblems } from './auth-mode.js';
+import { upstreamKeyOf } from './upstream-keys.js';
+import {
+  createTokenVerifier,
+  remoteKeys,
+  TokenRejected,
+  type VerifiedToken,
+} from './verify-token.js';
+
+/** Who a request comes from, and the key its upstream requests carry. */
+export interface Caller {
+  /**
+   * Who calls, for per-caller policies: the token's `sub` (`AUTH_MODE=jwt`), or the key the
+   * request sent (`api-key`); null when it sent none.
+   */
+  readonly principal: string | null;
+  /** The key the session forwards upstream; null when the caller has none (`api-key` only). */
+  readonly upstreamKey: string | null;
+}
+
+/** Why a request is refused before it runs. */
+export type AuthFailureKind =
+  /** No bearer token was sent: 401. */
+  | 'no-token'
+  /** A token was sent and failed a check: 401, `error="invalid_token"`. */
+  | 'invalid-token'
+  /** A valid token whose workspace has no upstream key here: 403. */
+  | 'no-upstream-key';
+
+/** A request refused by authentication; the message says which check failed. */
+export class AuthFailure extends Error {
+  override readonly name = 'AuthFailure';
+  constructor(
+    readonly kind: AuthFailureKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Resolves the caller of a request from its headers, or throws an {@link AuthFailure}; any other
+ * error is the gateway's (the identity provider's keys could not be fetched). Synchronous where
+ * nothing needs waiting for (an API key, a token verified before).
+ */
+export type Authenticate = (headers: Headers) => Caller | Promise<Caller>;
+
+/** The bearer token of `Authorization: Bearer <token>`, or null. */
+function bearerToken(headers: Headers): string | null {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.get('authorization') ?? '');
+  return match?.[1] ?? null;
+}
+
+function noToken(headers: Headers): AuthFailure {
+  const how =
+    'send "Authorization: Bearer <token>" with a token of the identity provider (AUTH_MODE=jwt)';
+  if (headers.has('authorization')) {
+    return new AuthFailure('no-token', `The Authorization header is not a bearer token: ${how}.`);
+  }
+  if (headers.has('x-api-key')) {
+    return new AuthFailure(
+      'no-token',
+      `This gateway does not take an X-API-Key from its callers: ${how}.`,
+    );
+  }
+  return new AuthFailure('no-token', `No token was sent: ${how}.`);
+}
+
+/**
+ * How requests are authenticated under `config.authMode`, built once per gateway (the JWKS and
+ * the verified tokens are shared by every request and both endpoints). `api-key`: the key the
+ * request sends is the caller and is forwarded (a request without one still runs, and fails where
+ * it would call the service). `jwt`: the bearer token is verified, its `sub` is the caller, and
+ * the upstream key is the server's; an `X-API-Key` the request sends is never read.
+ */
+export function createAuthenticator(config: Config): Authenticate {
+  if (config.authMode === 'api-key') {
+    return (headers) => {
+      const key = apiKeyFrom(headers);
+      return { principal: key, upstreamKey: key };
+    };
+  }
+  const { jwtIssuer: issuer, jwtAudience: audience, jwtJwksUrl, jwtPublicKey } = config;
+  // The PEM's key verifies only the algorithms of its type, so another is refused by name.
+  const signer = jwtPublicKey
+    ? { keys: jwtPublicKey, algorithms: algorithmsFor(jwtPublicKey, config.jwtAlgorithms) }
+    : jwtJwksUrl
+      ? { keys: remoteKeys(jwtJwksUrl, config.jwtJwksCooldownMs), algorithms: config.jwtAlgorithms }
+      : null;
+  const source = config.upstreamApiKey
+    ? { key: config.upstreamApiKey }
+    : config.upstreamKeys
+      ? { keys: config.upstreamKeys, claim: config.jwtWorkspaceClaim }
+      : null;
+  if (!issuer || !audience || !signer || !source) {
+    throw new Error(
+      `AUTH_MODE=jwt without its settings (${authSettingsProblems(config).join('; ')}): read the config with loadConfig`,
+    );
+  }
+  const verify = createTokenVerifier({ ...signer, issuer, audience });
+
+  const callerOf = (token: VerifiedToken): Caller => {
+    const upstreamKey = upstreamKeyOf(source, token.claims);
+    if (upstreamKey === null) {
+      const claim = config.jwtWorkspaceClaim;
+      throw new AuthFailure(
+        'no-upstream-key',
+        token.claims[claim] === undefined
+          ? `The token has no "${claim}" claim (JWT_WORKSPACE_CLAIM), which names the workspace whose key this gateway spends.`
+          : `The token's workspace (its "${claim}" claim) has no API key on this gateway (UPSTREAM_KEYS_FILE).`,
+      );
+    }
+    return { principal: token.subject, upstreamKey };
+  };
+
+  return (headers) => {
+    const token = bearerToken(headers);
+    if (!token) throw noToken(headers);
+    const verified = verify(token);
+    if (!(verified instanceof Promise)) return callerOf(verified);
+    return verified.then(callerOf, (error: unknown) => {
+      throw error instanceof TokenRejected
+        ? new AuthFailure('invalid-token', error.message)
+        : error;
+    });
+  };
+}
