@@ -11,7 +11,12 @@ import { useAuthentication } from './plugins/use-authentication.js';
 import { useCreditBudget } from './plugins/use-credit-budget.js';
 import { useUpstreamSession } from './plugins/use-upstream-session.js';
 import { useHealth } from './plugins/use-health.js';
-import { CREDIT_HEADERS, useCreditsExtension } from './plugins/use-credits-extension.js';
+import {
+  CREDIT_HEADERS,
+  QUOTA_HEADERS,
+  useCreditsExtension,
+} from './plugins/use-credits-extension.js';
+import { useCreditQuota, type CreditQuotaOptions } from './plugins/use-credit-quota.js';
 import { useParserLimits } from './plugins/use-parser-limits.js';
 import { useApq } from './plugins/use-apq.js';
 import { useTrustedDocuments } from './plugins/use-trusted-documents.js';
@@ -43,6 +48,11 @@ export interface AppDeps {
    * `AUTH_MODE=jwt`, where a key is not what a caller sends.
    */
   graphiqlApiKey?: string;
+  /**
+   * Where credit quotas are kept and who hears of them, when any principal can have one
+   * (`CREDIT_QUOTA` or `JWT_QUOTA_CLAIM`); absent, no quotas.
+   */
+  quotas?: CreditQuotaOptions;
   /** True once the process has begun to shut down (main.ts); never, without it. */
   shuttingDown?: () => boolean;
   /** Where the operation lines and Yoga's own messages go; absent, nowhere. */
@@ -125,6 +135,7 @@ function graphqlServer(
       return createContext(config, deps.upstream.shared, {
         apiKey: caller?.upstreamKey ?? null,
         principal: caller?.principal ?? null,
+        creditQuota: caller?.quota ?? config.creditQuota,
         signal: request.signal,
         fresh: wantsFresh(request.headers),
       });
@@ -134,7 +145,7 @@ function graphqlServer(
     plugins: [
       useCors({
         origins: config.corsOrigins,
-        exposedHeaders: ['X-Request-Id', 'WWW-Authenticate', ...CREDIT_HEADERS],
+        exposedHeaders: ['X-Request-Id', 'WWW-Authenticate', ...CREDIT_HEADERS, ...QUOTA_HEADERS],
         maxAgeSeconds: 600,
       }),
       ...front,
@@ -161,6 +172,8 @@ function graphqlServer(
         maxRecords: config.maxResponseRecords,
         maxRequests: config.maxUpstreamRequests,
       }),
+      // After useCreditBudget, whose estimate it reserves; settles when the execution is done.
+      ...(deps.quotas ? [useCreditQuota(deps.quotas)] : []),
       useCompiledOperations(),
       useUpstreamSession(),
       usePartialErrors(),

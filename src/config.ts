@@ -13,6 +13,7 @@ import {
   type JwtAlgorithm,
 } from './auth/auth-mode.js';
 import { upstreamKeysFile } from './auth/upstream-keys.js';
+import { creditQuota } from './quota/credit-quota.js';
 
 /**
  * The deepest nesting of `{`, `[` and `(` together that a document may have to be parsed at all
@@ -176,12 +177,26 @@ export const settings = {
     64,
     'bound of the in-memory cache, in MB of response bodies held; the least recently used pages go first',
   ),
+  redisUrl: setting(
+    'REDIS_URL',
+    url({ protocols: ['redis:', 'rediss:'], quiet: true }),
+    null,
+    'a Redis URL (`redis://host:6379`) holding the state every instance naming it shares: the page cache and the credit quotas (Redis bounds its memory itself). While it is unreachable, each instance caches and enforces quotas on its own',
+    { shownDefault: '_(unset: in memory)_' },
+  ),
   cacheUrl: setting(
     'CACHE_URL',
     url({ protocols: ['redis:', 'rediss:'], quiet: true }),
     null,
-    'a Redis URL (`redis://host:6379`): the cache lives there, shared by every instance that names it; Redis bounds its memory itself',
-    { shownDefault: '_(unset: in memory)_' },
+    'the older name of `REDIS_URL`, still read: alone, it is used for the cache and the quotas alike; set with `REDIS_URL`, it must name the same Redis (boot error otherwise)',
+    { shownDefault: '_(unset)_' },
+  ),
+  creditQuota: setting(
+    'CREDIT_QUOTA',
+    creditQuota(),
+    null,
+    "credits each principal (an API key; a token's `sub` with `AUTH_MODE=jwt`) may spend over time, `<credits>/<minute|hour|day>` (`5000/hour`): a bucket of that many credits, refilled continuously; an operation whose estimate does not fit what is left is refused (429 `CREDIT_QUOTA_EXCEEDED`). Shared by the instances through `REDIS_URL`",
+    { shownDefault: '_(unset: no quota)_' },
   ),
   trustedDocuments: setting(
     'TRUSTED_DOCUMENTS',
@@ -250,6 +265,13 @@ export const settings = {
     string(),
     'workspace',
     "the token's claim naming its workspace, looked up in `UPSTREAM_KEYS_FILE`",
+  ),
+  jwtQuotaClaim: setting(
+    'JWT_QUOTA_CLAIM',
+    string(),
+    null,
+    'with `AUTH_MODE=jwt`: the token\'s claim holding its principal\'s own quota, as `CREDIT_QUOTA` writes it (`"20000/hour"`), over `CREDIT_QUOTA`; a token without it gets `CREDIT_QUOTA`, and one whose claim is malformed is refused (401)',
+    { shownDefault: '_(unset: `CREDIT_QUOTA` for all)_' },
   ),
   jwtJwksCooldownMs: setting(
     'JWT_JWKS_COOLDOWN_MS',
@@ -322,6 +344,11 @@ export const settings = {
   ),
 };
 
+/** The Redis holding shared state (pages, quotas): `REDIS_URL`, else its older name `CACHE_URL`. */
+export function sharedRedisUrl(config: Config): string | null {
+  return config.redisUrl ?? config.cacheUrl;
+}
+
 /** Everything the gateway reads from its environment, parsed and checked once at boot. */
 export type Config = SettingValues<typeof settings>;
 
@@ -337,6 +364,11 @@ export const defaultConfig: Config = parseSettings(settings, {});
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config = parseSettings(settings, env);
   const problems = authSettingsProblems(config);
+  if (config.redisUrl !== null && config.cacheUrl !== null && config.redisUrl !== config.cacheUrl) {
+    problems.push(
+      'CACHE_URL and REDIS_URL name different Redis servers: CACHE_URL is the older name of REDIS_URL, which holds the page cache and the quotas together. Unset CACHE_URL (or give both the same URL)',
+    );
+  }
   if (problems.length > 0) throw new Error(problems.join('\n'));
   if (
     env['NODE_ENV'] === 'production' &&

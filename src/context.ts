@@ -1,5 +1,7 @@
 import type { GraphQLError } from 'graphql';
 import type { Config } from './config.js';
+import type { QuotaReport } from './plugins/use-credit-quota.js';
+import type { CreditQuota } from './quota/credit-quota.js';
 import { RecordStore } from './nodes/record-store.js';
 import type { SharedPipeline } from './upstream/operation-call.js';
 import { UpstreamSession } from './upstream/upstream-session.js';
@@ -12,6 +14,13 @@ export interface Context {
    * sent (`api-key`); null when it sent none. Never logged.
    */
   principal: string | null;
+  /**
+   * The principal's credit quota: the token's `JWT_QUOTA_CLAIM`, else `CREDIT_QUOTA`; null for
+   * none. `useCreditQuota` keeps it.
+   */
+  creditQuota: CreditQuota | null;
+  /** The principal's bucket as `useCreditQuota` left it; null when no quota applied. */
+  quota: QuotaReport | null;
   /** The caller's upstream session: key, dedupe, concurrency cap, ledger. */
   upstream: UpstreamSession;
   /** The records seen in this operation, and lookups by id. */
@@ -50,6 +59,8 @@ export interface RequestFacts {
   apiKey: string | null;
   /** See {@link Context.principal}. */
   principal: string | null;
+  /** See {@link Context.creditQuota}. */
+  creditQuota?: CreditQuota | null;
   /** The HTTP request's signal: aborts the upstream requests when the client goes away. */
   signal?: AbortSignal;
   /** See {@link wantsFresh}. */
@@ -62,7 +73,7 @@ export function createContext(
   shared: SharedPipeline,
   request: RequestFacts,
 ): Context {
-  const { principal, ...facts } = request;
+  const { principal, creditQuota = null, ...facts } = request;
   const upstream: UpstreamSession = new UpstreamSession(shared, {
     concurrency: config.upstreamConcurrency,
     maxRequests: config.maxUpstreamRequests,
@@ -71,5 +82,5 @@ export function createContext(
     onPage: (endpoint, data) => records.remember(endpoint, data),
   });
   const records = new RecordStore(upstream);
-  return { config, principal, upstream, records, fieldErrors: [] };
+  return { config, principal, creditQuota, quota: null, upstream, records, fieldErrors: [] };
 }

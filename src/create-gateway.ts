@@ -1,12 +1,15 @@
 import { createApp, type App } from './app.js';
 import { createAuthenticator } from './auth/create-authenticator.js';
-import type { Config } from './config.js';
+import { sharedRedisUrl, type Config } from './config.js';
 import { silentLogger, type Logger } from './logging/create-logger.js';
 import { upstreamLog } from './logging/upstream-log.js';
 import { joinClusterMetrics } from './metrics/cluster-metrics.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { createUpstream, type Upstream, type UpstreamOptions } from './upstream/create-upstream.js';
-import type { PageCacheOptions } from './upstream/page-cache/create-page-store.js';
+import { throttled, type PageCacheOptions } from './upstream/page-cache/create-page-store.js';
+import type { CreditQuotaOptions } from './plugins/use-credit-quota.js';
+import { createQuotaStore } from './quota/create-quota-store.js';
+import type { QuotaObserver } from './quota/quota-store.js';
 import { observeAll } from './upstream/upstream-observer.js';
 
 /** How long the gateway waits for Redis at boot before it starts without the shared cache. */
@@ -69,10 +72,40 @@ export function upstreamOptions(
     cache: {
       ttlMs: config.cacheTtlSeconds * 1000,
       maxBytes: config.cacheMaxMb * 1024 * 1024,
-      url: config.cacheUrl,
+      url: sharedRedisUrl(config),
       secret: config.cursorSecret,
     },
   };
+}
+
+/**
+ * The credit quotas' store (in `redisUrl`, shared, else in memory) and observer: the metrics, and
+ * a warning at most every 30 s while Redis fails and this instance's memory serves instead.
+ */
+function quotaOptions(
+  config: Config,
+  upstreamUrl: string,
+  redisUrl: string | null,
+  logger: Logger,
+  metrics: GatewayMetrics | undefined,
+): CreditQuotaOptions {
+  const warn = throttled((message) => logger.warn(message));
+  const observer: QuotaObserver = {
+    fellBack(reason) {
+      metrics?.quota.fellBack();
+      warn(`credit quotas: Redis failed (${reason}); enforced by this instance alone, in memory`);
+    },
+    refused: () => metrics?.quota.refused(),
+    reserved: (credits) => metrics?.quota.reserved(credits),
+    refunded: (credits) => metrics?.quota.refunded(credits),
+  };
+  const store = createQuotaStore({
+    url: redisUrl,
+    secret: config.cursorSecret,
+    upstream: upstreamUrl,
+    observer,
+  });
+  return { store, observer };
 }
 
 /**
@@ -98,10 +131,15 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
     observer: metrics ? observeAll(metrics.upstream, log.observer) : log.observer,
     ...parts.upstream,
   });
-  if (config.cacheUrl) {
+  const redisUrl = sharedRedisUrl(config);
+  if (redisUrl) {
     await upstream.ready(REDIS_CONNECT_MS);
-    logger.info('page cache: shared, in Redis (CACHE_URL)');
+    logger.info(`page cache: shared, in Redis (${config.redisUrl ? 'REDIS_URL' : 'CACHE_URL'})`);
   }
+  const quotas =
+    config.creditQuota || config.jwtQuotaClaim
+      ? quotaOptions(config, parts.upstreamUrl, redisUrl, logger, metrics)
+      : undefined;
 
   const scrape = metrics
     ? parts.clusterWorker
@@ -117,6 +155,7 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
     logger,
     metrics,
     scrapeMetrics: metricsOnPublicPort(config) ? scrape : undefined,
+    quotas,
   });
   return {
     app,
@@ -129,7 +168,7 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
     },
     async close() {
       log.close();
-      await upstream.close();
+      await Promise.all([upstream.close(), quotas?.store.close()]);
     },
   };
 }

@@ -16,7 +16,7 @@ export interface ErrorDetails {
   argument?: string;
   /** The upstream's `meta.requestId`, to quote to the service's support. */
   requestId?: string;
-  /** Seconds to wait before retrying (TOO_MANY_REQUESTS). */
+  /** Seconds to wait before retrying (TOO_MANY_REQUESTS, CREDIT_QUOTA_EXCEEDED). */
   retryAfter?: number;
   /** The upstream HTTP status, when there was one. */
   upstreamStatus?: number;
@@ -32,6 +32,8 @@ export interface ErrorDetails {
   limit?: number;
   /** What the document has of what `limit` bounds, when known. */
   found?: number;
+  /** Credits left in the caller's quota (CREDIT_QUOTA_EXCEEDED). */
+  available?: number;
 }
 
 /** Where an error points, and what caused it (as a `GraphQLError` carries them). */

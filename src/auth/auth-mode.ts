@@ -126,6 +126,7 @@ export function authSettingsProblems(config: Config): string[] {
     JWT_AUDIENCE: config.jwtAudience,
     UPSTREAM_API_KEY: config.upstreamApiKey,
     UPSTREAM_KEYS_FILE: config.upstreamKeys,
+    JWT_QUOTA_CLAIM: config.jwtQuotaClaim,
   };
   if (config.authMode === 'api-key') {
     const set = Object.keys(jwtOnly).filter(

@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import { apiKeyFrom } from '../context.js';
 import { algorithmsFor, authSettingsProblems } from './auth-mode.js';
+import { parseCreditQuota, type CreditQuota } from '../quota/credit-quota.js';
 import { upstreamKeyOf } from './upstream-keys.js';
 import {
   createTokenVerifier,
@@ -18,6 +19,8 @@ export interface Caller {
   readonly principal: string | null;
   /** The key the session forwards upstream; null when the caller has none (`api-key` only). */
   readonly upstreamKey: string | null;
+  /** The principal's own quota, from its token's `JWT_QUOTA_CLAIM`; absent: `CREDIT_QUOTA`. */
+  readonly quota?: CreditQuota;
 }
 
 /** Why a request is refused before it runs. */
@@ -112,7 +115,19 @@ export function createAuthenticator(config: Config): Authenticate {
           : `The token's workspace (its "${claim}" claim) has no API key on this gateway (UPSTREAM_KEYS_FILE).`,
       );
     }
-    return { principal: token.subject, upstreamKey };
+    const quotaClaim = config.jwtQuotaClaim;
+    const claimed = quotaClaim === null ? undefined : token.claims[quotaClaim];
+    if (claimed === undefined) return { principal: token.subject, upstreamKey };
+    // Refused rather than given CREDIT_QUOTA: a quota the issuer meant but wrote wrong could be
+    // smaller than the default, and a token is easier to fix than a silent overspend.
+    const quota = parseCreditQuota(claimed);
+    if (quota === null) {
+      throw new AuthFailure(
+        'invalid-token',
+        `The token's "${quotaClaim}" claim (JWT_QUOTA_CLAIM) is not a quota: it must be a string "<credits>/<minute|hour|day>", e.g. "20000/hour".`,
+      );
+    }
+    return { principal: token.subject, upstreamKey, quota };
   };
 
   return (headers) => {

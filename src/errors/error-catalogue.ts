@@ -113,6 +113,14 @@ export const errorCatalogue = {
     when: `the operation's estimate is above its budget, so it is refused before any upstream request; see [A budget per operation](#a-budget-per-operation) ${nothingRuns}`,
     extensions: '`estimate`, `budget`',
   },
+  CREDIT_QUOTA_EXCEEDED: {
+    http: { status: 429 },
+    raisedBy: ['gateway'],
+    retryable: true,
+    when: `the operation's estimate does not fit what is left of the caller's credit quota (\`${settings.creditQuota.env}\`, or the token's \`${settings.jwtQuotaClaim.env}\`), so it is refused before any upstream request; \`Retry-After\` and \`retryAfter\` say when it fits, and neither is sent for an estimate above the whole quota, which never fits; see [Serving a web app](#serving-a-web-app) ${nothingRuns}`,
+    extensions:
+      '`estimate`, `available`, `limit`, `retryAfter` (seconds; absent when it never fits)',
+  },
   CREDIT_BUDGET_EXHAUSTED: {
     raisedBy: ['gateway'],
     retryable: false,

@@ -1,3 +1,4 @@
+import type { QuotaObserver } from '../quota/quota-store.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { OperationReport } from '../plugins/use-operation-report.js';
 import type { BreakerState } from '../upstream/circuit-breaker.js';
@@ -38,6 +39,8 @@ function statusClass(exchange: Exchange): string {
 export class GatewayMetrics {
   readonly registry: Registry;
   readonly upstream: UpstreamObserver;
+  /** The credit quotas' events (the log line of a fallback is the gateway's, not this). */
+  readonly quota: Omit<QuotaObserver, 'fellBack'> & { fellBack(): void };
   readonly #operationNames = new BoundedNames(MAX_OPERATION_NAMES);
   readonly #codes = new BoundedNames(MAX_ERROR_CODES, 'NONE');
   readonly #operations: Counter<'operation' | 'outcome'>;
@@ -159,6 +162,32 @@ export class GatewayMetrics {
       registers,
     });
     breakerState.set(0);
+    const quotaRefusals = new Counter({
+      name: 'gateway_quota_refusals_total',
+      help: "Operations refused because their estimate did not fit the principal's credit quota",
+      registers,
+    });
+    const quotaReserved = new Counter({
+      name: 'gateway_quota_credits_reserved_total',
+      help: "Credits reserved from principals' quotas (the estimates of the operations admitted)",
+      registers,
+    });
+    const quotaRefunded = new Counter({
+      name: 'gateway_quota_credits_refunded_total',
+      help: 'Reserved credits given back to the quotas once the operations charged less',
+      registers,
+    });
+    const quotaFallbacks = new Counter({
+      name: 'gateway_quota_fallbacks_total',
+      help: "Quota reservations and settlements served by this instance's memory because Redis failed",
+      registers,
+    });
+    this.quota = {
+      refused: () => quotaRefusals.inc(),
+      reserved: (credits) => quotaReserved.inc(credits),
+      refunded: (credits) => quotaRefunded.inc(credits),
+      fellBack: () => quotaFallbacks.inc(),
+    };
 
     this.upstream = {
       exchange(exchange) {

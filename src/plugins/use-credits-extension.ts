@@ -19,6 +19,11 @@ export interface CreditExtensions {
      * without the gateway knowing (up to its page's limit), counted against the budget too.
      */
     uncertain?: number;
+    /**
+     * The caller's credit quota (`CREDIT_QUOTA` or its token's), when one applies: the bucket's
+     * size, the credits left once this operation was settled, and the credits restored per second.
+     */
+    quota?: { limit: number; remaining: number; restoreRate: number };
   };
   upstreamRequests: number;
   /** Of those, the ones sent again after a transient fault or a short 429. */
@@ -40,17 +45,29 @@ const NOTHING_SPENT: CreditExtensions = {
 export const CREDIT_HEADERS = ['X-Credits-Used', 'X-Credits-Saved', 'X-Credits-Remaining'] as const;
 
 /**
+ * The caller's quota as draft-ietf-httpapi-ratelimit-headers (09) writes it, under the policy name
+ * `"credits"`: `RateLimit-Policy: "credits";q=<limit>;w=<window s>` and
+ * `RateLimit: "credits";r=<remaining>;t=<s until the bucket is full again>`; with a 429,
+ * `Retry-After`. Exposed to browsers through CORS.
+ */
+export const QUOTA_HEADERS = ['RateLimit-Policy', 'RateLimit', 'Retry-After'] as const;
+
+/**
  * Adds `extensions.credits` ({ used, saved, remaining, estimate, budget }) and `extensions.upstreamRequests` to every
  * result: from the operation's ledger after execution, and as zero for requests that never reached
  * execution (a syntax or validation error). Sets {@link CREDIT_HEADERS} on the response.
  */
 export function useCreditsExtension(): Plugin {
   const spent = new WeakMap<Request, CreditExtensions['credits']>();
+  const windows = new WeakMap<Request, number>();
   return {
     onExecutionResult({ result, setResult, context }) {
       const upstream = (context as Partial<Context>).upstream;
       if (!upstream || !result || Symbol.asyncIterator in result) return;
       const { ledger, budget } = upstream;
+      const { quota } = context as Partial<Context>;
+      const { limit = 0, remaining = 0, restoreRate = 0 } = quota ?? {};
+      if (quota) windows.set(context.request as Request, quota.windowSeconds);
       const extensions: CreditExtensions = {
         credits: {
           used: ledger.used,
@@ -59,6 +76,7 @@ export function useCreditsExtension(): Plugin {
           estimate: budget.estimate,
           budget: budget.budget,
           ...(ledger.uncertain > 0 ? { uncertain: ledger.uncertain } : {}),
+          ...(quota ? { quota: { limit, remaining, restoreRate } } : {}),
         },
         upstreamRequests: ledger.requests,
         upstreamRetries: ledger.retries,
@@ -81,6 +99,13 @@ export function useCreditsExtension(): Plugin {
       response.headers.set('x-credits-saved', String(credits.saved));
       if (credits.remaining !== null) {
         response.headers.set('x-credits-remaining', String(credits.remaining));
+      }
+      const window = windows.get(request);
+      if (credits.quota && window !== undefined) {
+        const { limit, remaining, restoreRate } = credits.quota;
+        const full = Math.ceil((limit - remaining) / restoreRate);
+        response.headers.set('ratelimit-policy', `"credits";q=${limit};w=${window}`);
+        response.headers.set('ratelimit', `"credits";r=${remaining};t=${Math.max(0, full)}`);
       }
     },
   };

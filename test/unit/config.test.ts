@@ -4,7 +4,12 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readmeConfigTable, renderConfigTable } from '../../scripts/config-table.js';
-import { DEFAULT_CURSOR_SECRET, defaultConfig, loadConfig } from '../../src/config.js';
+import {
+  DEFAULT_CURSOR_SECRET,
+  defaultConfig,
+  loadConfig,
+  sharedRedisUrl,
+} from '../../src/config.js';
 import { boolean, list, oneOf, url } from '../../src/config/kinds.js';
 import { parseSettings } from '../../src/config/parse-settings.js';
 import { setting } from '../../src/config/setting.js';
@@ -61,7 +66,9 @@ describe('loadConfig', () => {
       shutdownGraceMs: 25_000,
       cacheTtlSeconds: 60,
       cacheMaxMb: 64,
+      redisUrl: null,
       cacheUrl: null,
+      creditQuota: null,
       trustedDocuments: null,
       corsOrigins: ['*'],
       authMode: 'api-key',
@@ -73,6 +80,7 @@ describe('loadConfig', () => {
       jwtAudience: null,
       jwtAlgorithms: ['RS256', 'ES256'],
       jwtWorkspaceClaim: 'workspace',
+      jwtQuotaClaim: null,
       jwtJwksCooldownMs: 30_000,
       logLevel: 'info',
       metrics: 'on',
@@ -117,7 +125,9 @@ describe('loadConfig', () => {
         SHUTDOWN_GRACE_MS: '0',
         CACHE_TTL_SECONDS: '0',
         CACHE_MAX_MB: '1',
+        REDIS_URL: 'redis://cache.internal:6379/2',
         CACHE_URL: 'redis://cache.internal:6379/2',
+        CREDIT_QUOTA: ' 20000 / day ',
         CORS_ORIGINS: 'https://app.example.com, http://localhost:3000/',
         AUTH_MODE: 'jwt',
         UPSTREAM_API_KEY: 'server-key',
@@ -126,6 +136,7 @@ describe('loadConfig', () => {
         JWT_AUDIENCE: 'signals-gateway',
         JWT_ALGORITHMS: 'ES256, EdDSA',
         JWT_WORKSPACE_CLAIM: 'org_id',
+        JWT_QUOTA_CLAIM: 'quota',
         JWT_JWKS_COOLDOWN_MS: '0',
         LOG_LEVEL: 'silent',
         METRICS: 'off',
@@ -165,7 +176,9 @@ describe('loadConfig', () => {
       shutdownGraceMs: 0,
       cacheTtlSeconds: 0,
       cacheMaxMb: 1,
+      redisUrl: 'redis://cache.internal:6379/2',
       cacheUrl: 'redis://cache.internal:6379/2',
+      creditQuota: { credits: 20_000, windowSeconds: 86_400 },
       trustedDocuments: null,
       corsOrigins: ['https://app.example.com', 'http://localhost:3000'],
       authMode: 'jwt',
@@ -177,6 +190,7 @@ describe('loadConfig', () => {
       jwtAudience: 'signals-gateway',
       jwtAlgorithms: ['ES256', 'EdDSA'],
       jwtWorkspaceClaim: 'org_id',
+      jwtQuotaClaim: 'quota',
       jwtJwksCooldownMs: 0,
       logLevel: 'silent',
       metrics: 'off',
@@ -189,6 +203,38 @@ describe('loadConfig', () => {
       workers: 256,
       cursorSecret: ' s3cret ',
     });
+  });
+
+  it('reads CREDIT_QUOTA per minute, hour or day, and refuses anything else naming the form', () => {
+    expect(loadConfig({ CREDIT_QUOTA: '5000/hour' }).creditQuota).toEqual({
+      credits: 5000,
+      windowSeconds: 3600,
+    });
+    expect(loadConfig({ CREDIT_QUOTA: '60/minute' }).creditQuota).toEqual({
+      credits: 60,
+      windowSeconds: 60,
+    });
+    for (const bad of ['5000', '5000/week', '0/hour', '-5/hour', '1.5/hour']) {
+      expect(() => loadConfig({ CREDIT_QUOTA: bad })).toThrowError(
+        /^CREDIT_QUOTA must be <credits>\/<minute\|hour\|day>/,
+      );
+    }
+    expect(() => loadConfig({ JWT_QUOTA_CLAIM: 'quota' })).toThrowError(
+      /JWT_QUOTA_CLAIM is read only with AUTH_MODE=jwt/,
+    );
+  });
+
+  it('takes CACHE_URL alone as the shared Redis, and refuses it naming another than REDIS_URL', () => {
+    const cacheOnly = loadConfig({ CACHE_URL: 'redis://a:6379' });
+    expect(sharedRedisUrl(cacheOnly)).toBe('redis://a:6379');
+    expect(sharedRedisUrl(loadConfig({ REDIS_URL: 'redis://b:6379' }))).toBe('redis://b:6379');
+    expect(
+      sharedRedisUrl(loadConfig({ REDIS_URL: 'redis://b:6379', CACHE_URL: 'redis://b:6379' })),
+    ).toBe('redis://b:6379');
+    expect(() =>
+      loadConfig({ REDIS_URL: 'redis://b:6379', CACHE_URL: 'redis://a:6379' }),
+    ).toThrowError(/^CACHE_URL and REDIS_URL name different Redis servers/m);
+    expect(sharedRedisUrl(defaultConfig)).toBeNull();
   });
 
   it('refuses the built-in CURSOR_SECRET in production with UPSTREAM_URL, naming it', () => {

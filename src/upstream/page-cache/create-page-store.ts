@@ -20,7 +20,8 @@ export interface PageCacheOptions {
 /** Redis failures come in bursts (every command while it is down): one line per 30 s. */
 const ERROR_REPORT_MS = 30_000;
 
-function throttled(report: (message: string) => void) {
+/** `report`, at most once per {@link ERROR_REPORT_MS}, with a count of the messages dropped. */
+export function throttled(report: (message: string) => void) {
   let last = -Infinity;
   let dropped = 0;
   return (message: string) => {

@@ -23,6 +23,14 @@ export interface RedisPageStoreOptions {
   upstream: string;
 }
 
+/**
+ * The prefix of every name the gateway keeps in Redis for the service at `upstream` (its pages,
+ * claims and quota buckets): `bsg:v2:<hash of the URL>:`, so that two upstreams share nothing.
+ */
+export function sharedPrefix(upstream: string): string {
+  return `bsg:v2:${createHash('sha256').update(upstream).digest('base64url').slice(0, 12)}:`;
+}
+
 /** Deletes a claim only if it is still this instance's (it may have expired and been retaken). */
 const RELEASE_CLAIM = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`;
 
@@ -50,8 +58,7 @@ export class RedisPageStore implements PageStore {
 
   constructor(options: RedisPageStoreOptions) {
     this.#options = options;
-    const upstream = createHash('sha256').update(options.upstream).digest('base64url').slice(0, 12);
-    this.#prefix = `bsg:v2:${upstream}:`;
+    this.#prefix = sharedPrefix(options.upstream);
     this.#redis = new Redis(options.url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,

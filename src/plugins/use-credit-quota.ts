@@ -1,0 +1,93 @@
+import type { Plugin } from 'graphql-yoga';
+import type { Context } from '../context.js';
+import { ErrorCode, gatewayError } from '../errors.js';
+import { restoreRate, type CreditQuota } from '../quota/credit-quota.js';
+import type { QuotaAnswer, QuotaObserver, QuotaStore } from '../quota/quota-store.js';
+import { secondsUntil } from '../quota/token-bucket.js';
+
+/** Options of {@link useCreditQuota}. */
+export interface CreditQuotaOptions {
+  store: QuotaStore;
+  observer: QuotaObserver;
+}
+
+/** What `extensions.credits.quota` and the `RateLimit` headers report of the caller's bucket. */
+export interface QuotaReport {
+  /** The bucket's size: the quota's credits. */
+  limit: number;
+  /** Credits left, after this operation (settled once it ended). */
+  remaining: number;
+  /** Credits given back per second. */
+  restoreRate: number;
+  /** The quota's window, in seconds. */
+  windowSeconds: number;
+}
+
+function report(quota: CreditQuota, credits: number): QuotaReport {
+  return {
+    limit: quota.credits,
+    remaining: Math.max(0, Math.floor(credits)),
+    restoreRate: restoreRate(quota),
+    windowSeconds: quota.windowSeconds,
+  };
+}
+
+function refusal(quota: CreditQuota, estimate: number, credits: number) {
+  const available = Math.max(0, Math.floor(credits));
+  const retryAfter = secondsUntil(quota, credits, estimate);
+  const per = `${quota.credits} credits per ${quota.windowSeconds} s`;
+  const error = gatewayError(
+    ErrorCode.CREDIT_QUOTA_EXCEEDED,
+    retryAfter === null
+      ? `This operation is estimated at ${estimate} credits, more than your whole quota of ${per}: it can never run. Ask for fewer records (a smaller "first", fewer aliases or less nesting).`
+      : `This operation is estimated at ${estimate} credits and your quota has ${available} left (${per}): retry in ${retryAfter} s, or ask for fewer records.`,
+    { estimate, available, limit: quota.credits, retryAfter: retryAfter ?? undefined },
+  );
+  if (retryAfter !== null) {
+    (error.extensions['http'] as { headers?: object }).headers = {
+      'Retry-After': String(retryAfter),
+    };
+  }
+  return error;
+}
+
+/**
+ * Credit quotas per principal over time, after `useCreditBudget` (which leaves the estimate in
+ * `context.upstream.budget`) and before anything runs. The estimate is reserved in the caller's
+ * bucket (`context.creditQuota`: `CREDIT_QUOTA`, or the token's `JWT_QUOTA_CLAIM`); one that does
+ * not fit is refused with CREDIT_QUOTA_EXCEEDED (429, `Retry-After`) before any upstream request.
+ * Once the execution is done (a stream: once it ends) the bucket is settled to what the operation
+ * charged (`ledger.used + ledger.uncertain`), the rest given back. The bucket's state is left in
+ * `context.quota` for `useCreditsExtension`. A caller without a principal or a quota passes.
+ */
+export function useCreditQuota({ store, observer }: CreditQuotaOptions): Plugin {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const context = args.contextValue as unknown as Context;
+      const { principal, creditQuota: quota } = context;
+      const estimate = context.upstream.budget.estimate;
+      if (principal === null || quota === null || estimate === null) return;
+      const decide = (answer: QuotaAnswer) => {
+        context.quota = report(quota, answer.credits);
+        if (!answer.admitted) {
+          observer.refused();
+          setResultAndStopExecution({ errors: [refusal(quota, estimate, answer.credits)] });
+          return undefined;
+        }
+        observer.reserved(estimate);
+        const settle = async () => {
+          const { ledger } = context.upstream;
+          const refund = estimate - (ledger.used + ledger.uncertain);
+          if (refund > 0) observer.refunded(refund);
+          context.quota = report(quota, await answer.heldBy.settle(principal, quota, refund));
+        };
+        return {
+          onExecuteDone: ({ result }: { result: object }) =>
+            Symbol.asyncIterator in result ? { onEnd: () => void settle() } : settle(),
+        };
+      };
+      const answer = store.reserve(principal, quota, estimate);
+      return answer instanceof Promise ? answer.then(decide) : decide(answer);
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import { MemoryQuotaStore } from './memory-quota-store.js';
+import type { QuotaObserver, QuotaStore } from './quota-store.js';
+import { RedisQuotaStore } from './redis-quota-store.js';
+
+/** Options of {@link createQuotaStore}. */
+export interface QuotaStoreOptions {
+  /** The shared Redis (`REDIS_URL`, or `CACHE_URL`); absent, each instance keeps its own. */
+  url: string | null;
+  /** Signs principals in Redis names (`CURSOR_SECRET`). */
+  secret: string;
+  /** The service's base URL (Redis names are kept under its prefix). */
+  upstream: string;
+  observer: QuotaObserver;
+}
+
+/** Buckets in Redis, shared by every instance, with a URL; else in this process's memory. */
+export function createQuotaStore(options: QuotaStoreOptions): QuotaStore {
+  if (!options.url) return new MemoryQuotaStore();
+  return new RedisQuotaStore({ ...options, url: options.url });
+}

@@ -1,0 +1,66 @@
+import type { CreditQuota } from './credit-quota.js';
+import type { QuotaAnswer, QuotaStore } from './quota-store.js';
+import { giveBack, refill, take, type Bucket } from './token-bucket.js';
+
+/** A bucket with the quota it was last used under (to sweep it). */
+interface HeldBucket extends Bucket {
+  quota: CreditQuota;
+}
+
+/** Past this many buckets, those full again are dropped (a full bucket is the same as none). */
+const SWEEP_ABOVE = 10_000;
+
+/**
+ * Buckets in this process's memory: a Map of principal to a small {@link Bucket} mutated in
+ * place. Used alone without Redis, and as the fallback while Redis is unreachable (each instance
+ * then enforces the quotas on its own). `now` is injected for tests.
+ */
+export class MemoryQuotaStore implements QuotaStore {
+  readonly #buckets = new Map<string, HeldBucket>();
+  readonly #now: () => number;
+
+  constructor(now: () => number = Date.now) {
+    this.#now = now;
+  }
+
+  reserve(principal: string, quota: CreditQuota, cost: number): QuotaAnswer {
+    const bucket = this.#bucket(principal, quota);
+    const admitted = take(bucket, quota, cost, this.#now());
+    return { admitted, credits: bucket.credits, heldBy: this };
+  }
+
+  settle(principal: string, quota: CreditQuota, refund: number): number {
+    const bucket = this.#bucket(principal, quota);
+    giveBack(bucket, quota, refund, this.#now());
+    return bucket.credits;
+  }
+
+  /** Buckets held (for tests). */
+  get size(): number {
+    return this.#buckets.size;
+  }
+
+  async close(): Promise<void> {
+    this.#buckets.clear();
+  }
+
+  #bucket(principal: string, quota: CreditQuota): HeldBucket {
+    let bucket = this.#buckets.get(principal);
+    if (bucket) {
+      bucket.quota = quota;
+      return bucket;
+    }
+    if (this.#buckets.size >= SWEEP_ABOVE) this.#sweep();
+    bucket = { credits: quota.credits, at: this.#now(), quota };
+    this.#buckets.set(principal, bucket);
+    return bucket;
+  }
+
+  #sweep(): void {
+    const now = this.#now();
+    for (const [principal, bucket] of this.#buckets) {
+      refill(bucket, bucket.quota, now);
+      if (bucket.credits >= bucket.quota.credits) this.#buckets.delete(principal);
+    }
+  }
+}
