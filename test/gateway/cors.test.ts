@@ -57,7 +57,7 @@ describe('CORS_ORIGINS', () => {
     expect(post.headers.get('access-control-allow-origin')).not.toBe('https://evil.example.net');
   });
 
-  it('the actual response names the origin and exposes X-Request-Id, WWW-Authenticate and the credit headers', async () => {
+  it('the actual response names the origin and exposes X-Request-Id, WWW-Authenticate, the credit and the quota headers', async () => {
     const response = await fetch(listed.url, {
       method: 'POST',
       headers: { origin: APP, 'content-type': 'application/json', 'x-api-key': 'demo-key' },
@@ -66,7 +66,7 @@ describe('CORS_ORIGINS', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('access-control-allow-origin')).toBe(APP);
     expect(response.headers.get('access-control-expose-headers')).toBe(
-      'X-Request-Id, WWW-Authenticate, X-Credits-Used, X-Credits-Saved, X-Credits-Remaining',
+      'X-Request-Id, WWW-Authenticate, X-Credits-Used, X-Credits-Saved, X-Credits-Remaining, RateLimit-Policy, RateLimit, Retry-After',
     );
     expect(response.headers.get('x-credits-used')).toBe('1');
   });
