@@ -26,9 +26,6 @@ export const NODE_TYPE_LIST = [
   acquisitionNode,
 ] as unknown as readonly AnyNodeType[];
 
-/** A node type's GraphQL name. */
-export type NodeTypeName = string;
-
 const byName = new Map(NODE_TYPE_LIST.map((node) => [node.typename, node]));
 
 /** The node type of this name; undefined for any other type. */
@@ -79,7 +76,7 @@ export function decodeNodeId(globalId: string, secret: string, argument = 'id') 
 export function lookupOfGlobalId(
   globalId: string,
   secret: string,
-): { typename: NodeTypeName; cost: LookupCost } | null {
+): { typename: string; cost: LookupCost } | null {
   const read = readNodeId(globalId, secret);
   if (!read) return null;
   const { node, localId } = read;

@@ -1,5 +1,4 @@
 import { defaultConfig, type Config } from '../../src/config.js';
-import type { Gateway as ComposedGateway } from '../../src/create-gateway.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { serveGateway } from '../../src/serve-gateway.js';
 import type { UpstreamOptions } from '../../src/upstream/create-upstream.js';
@@ -46,8 +45,6 @@ export interface Gateway {
   url: string;
   /** Its origin, e.g. `http://127.0.0.1:41234` (for `/metrics`, `/healthz`). */
   origin: string;
-  /** What the composition root built (the app, the upstream, the metrics). */
-  composed: ComposedGateway;
   /** POSTs a query with `key` (default the demo key; null sends none). */
   gql<D = any>(
     query: string,
@@ -103,7 +100,6 @@ export async function startGateway(
   return {
     url,
     origin,
-    composed: serving.gateway,
     async gql(query, variables, { key = sandbox.keys.demo, headers = {} } = {}) {
       const response = await fetch(url, {
         method: 'POST',
