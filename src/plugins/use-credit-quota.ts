@@ -57,7 +57,8 @@ function refusal(quota: CreditQuota, estimate: number, credits: number) {
  * bucket (`context.creditQuota`: `CREDIT_QUOTA`, or the token's `JWT_QUOTA_CLAIM`); one that does
  * not fit is refused with CREDIT_QUOTA_EXCEEDED (429, `Retry-After`) before any upstream request.
  * Once the execution is done (a stream: once it ends) the bucket is settled to what the operation
- * charged (`ledger.used + ledger.uncertain`), the rest given back. The bucket's state is left in
+ * charged (`ledger.used + ledger.uncertain`), the rest given back; meanwhile it never spends more
+ * than the bucket backs (pages beyond the estimate take more first). The bucket's state is left in
  * `context.quota` for `useCreditsExtension`. A caller without a principal or a quota passes.
  */
 export function useCreditQuota({ store, observer }: CreditQuotaOptions): Plugin {
@@ -75,9 +76,20 @@ export function useCreditQuota({ store, observer }: CreditQuotaOptions): Plugin 
           return undefined;
         }
         observer.reserved(estimate);
+        // The operation spends only what the bucket backs: beyond its estimate, a page takes more
+        // from the bucket first, and is cut when the bucket has none (CREDIT_BUDGET_EXHAUSTED).
+        let taken = estimate;
+        context.upstream.budget.backBy(estimate, async (more) => {
+          const extension = await store.reserve(principal, quota, more);
+          if (extension.admitted) {
+            taken += more;
+            observer.reserved(more);
+          }
+          return extension.admitted;
+        });
         const settle = async () => {
           const { ledger } = context.upstream;
-          const refund = estimate - (ledger.used + ledger.uncertain);
+          const refund = taken - (ledger.used + ledger.uncertain);
           if (refund > 0) observer.refunded(refund);
           context.quota = report(quota, await answer.heldBy.settle(principal, quota, refund));
         };

@@ -12,15 +12,45 @@ export class CreditBudget {
   #limit = Infinity;
   /** Credits charged so far plus those reserved by pages in flight. */
   #committed = 0;
+  /** Credits taken from the caller's quota for this operation; unlimited without a quota. */
+  #backed = Infinity;
+  /** Takes more from the caller's quota (all or nothing); absent without a quota. */
+  #extend: ((credits: number) => Promise<boolean>) | undefined;
+
+  /** True when the operation draws on a quota: pages may first {@link ensure} it backs them. */
+  get backed(): boolean {
+    return this.#extend !== undefined;
+  }
 
   /** The most this operation may spend in all. */
   get limit(): number {
     return this.#limit;
   }
 
-  /** Credits neither charged nor reserved. */
+  /** Credits neither charged nor reserved, within the budget and what the quota backs. */
   get available(): number {
-    return Math.max(0, this.#limit - this.#committed);
+    return Math.max(0, Math.min(this.#limit, this.#backed) - this.#committed);
+  }
+
+  /**
+   * Draws the operation on a quota: `credits` already taken from it, `extend` to take more. Then
+   * the operation spends no more than its quota backs: a page that would go past it first takes
+   * the difference ({@link ensure}), and is cut to what is backed when the quota refuses.
+   */
+  backBy(credits: number, extend: (credits: number) => Promise<boolean>): void {
+    this.#backed = credits;
+    this.#extend = extend;
+  }
+
+  /**
+   * Before a page of up to `limit` records is reserved: takes from the quota what the page would
+   * spend beyond what it backs, if the budget allows the page that far.
+   */
+  async ensure(limit: number): Promise<void> {
+    if (!this.#extend) return;
+    const wanted = Math.min(limit, this.#limit - this.#committed);
+    const short = this.#committed + wanted - this.#backed;
+    if (short > 0 && (await this.#extend(short))) this.#backed += short;
   }
 
   /**

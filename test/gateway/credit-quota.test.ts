@@ -1,6 +1,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Config } from '../../src/config.js';
+import { defaultConfig, type Config } from '../../src/config.js';
+import { encodeGlobalId } from '../../src/nodes/global-id.js';
+import { investorNode } from '../../src/nodes/investor-node.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import {
   AUDIENCE,
@@ -307,5 +309,46 @@ describe('JWT_QUOTA_CLAIM', () => {
       );
     }
     expect(spentOn(stack.sandbox).requests).toBe(0);
+  });
+});
+
+describe('an operation that costs more than its estimate', () => {
+  it('spends no more than its bucket backs: a page beyond the estimate takes more first, or is cut', async () => {
+    // A bucket of 2 credits, and a lookup estimated at 1 that costs 3 when it runs to its end.
+    const stack = await startStack({
+      config: { creditQuota: { credits: 2, windowSeconds: 86_400 } },
+    });
+    try {
+      const workspace = stack.sandbox.addKey('small-bucket', { credits: 1e6 });
+      // An investor whose own name's search ranks it second or lower: pages of 1, then 2.
+      const { data: investors } = await stack.rest('investors?limit=100');
+      let chosen: { id: string; name: string } | undefined;
+      for (const investor of investors) {
+        const { data: found } = await stack.rest(
+          `investors?search=${encodeURIComponent(investor.name)}&limit=100`,
+        );
+        if (found.findIndex((i: { id: string }) => i.id === investor.id) >= 1) {
+          chosen = investor;
+          break;
+        }
+      }
+      expect(chosen).toBeDefined();
+      stack.sandbox.reset();
+      const id = encodeGlobalId(
+        'Investor',
+        investorNode.localId(chosen!),
+        defaultConfig.cursorSecret,
+      );
+      const answer = await post(stack.url, `{ investor(id: "${id}") { name type } }`, {
+        'x-api-key': 'small-bucket',
+      });
+      expect(answer.body.extensions.credits.estimate).toBe(1);
+      expect(code(answer)).toBe('CREDIT_BUDGET_EXHAUSTED');
+      // Charged what the bucket held, never past it.
+      expect(chargedTo(stack.sandbox, workspace)).toBeLessThanOrEqual(2);
+      expect(remaining(answer)).toBeGreaterThanOrEqual(0);
+    } finally {
+      await stack.close();
+    }
   });
 });

@@ -14,6 +14,7 @@ export function budget(): UpstreamPolicy {
   return (next) => async (request) => {
     const { budget } = request;
     if (!budget) return next(request);
+    if (budget.backed) await budget.ensure(request.limit);
     const limit = budget.reserve(request.limit, request.skip);
     if (limit === 0) {
       throw new UpstreamError(
