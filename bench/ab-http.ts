@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 /**
  * Interleaved A/B of two builds over HTTP: one sandbox and two gateways (`OLD` and `NEW` dist
  * directories, page cache off) run as processes at once; blocks of requests go to one, then the
@@ -7,7 +9,9 @@
  *   npm run build && OLD=<dist of the other build> npx tsx bench/ab-http.ts [blocks=40] [scenario=list]
  *
  * OLD_FLAGS and NEW_FLAGS (space-separated) are Node flags for either gateway, e.g. one build
- * against itself with `NEW_FLAGS=--max-semi-space-size=32`.
+ * against itself with `NEW_FLAGS=--max-semi-space-size=32`. `NEW_AUTH=jwt` runs the new side with
+ * `AUTH_MODE=jwt` and a `CREDIT_QUOTA` (in memory), a JWKS served here and one bearer token: one
+ * build against itself then measures what token verification and the quota cost per request.
  */
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
@@ -31,7 +35,46 @@ const BLOCK = 200;
 const CONCURRENCY = 8;
 const body = JSON.stringify({ query: SCENARIO === 'wide' ? WIDE_QUERY : LIST_QUERY });
 
-async function gateway(name: string, dist: string, upstream: string): Promise<Service> {
+/** With `NEW_AUTH=jwt`: the new side's settings and the bearer token its load sends. */
+async function jwtSide(): Promise<{ env: Record<string, string>; token: string; close(): void }> {
+  const { exportJWK, generateKeyPair, SignJWT } = await import('jose');
+  const { publicKey, privateKey } = await generateKeyPair('ES256');
+  const jwks = JSON.stringify({
+    keys: [{ ...(await exportJWK(publicKey)), kid: 'bench', alg: 'ES256', use: 'sig' }],
+  });
+  const server = createServer((_request, response) =>
+    response.writeHead(200, { 'content-type': 'application/json' }).end(jwks),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const issuer = 'https://idp.bench/';
+  const token = await new SignJWT({})
+    .setProtectedHeader({ alg: 'ES256', kid: 'bench' })
+    .setSubject('bench-user')
+    .setIssuer(issuer)
+    .setAudience('business-signals-gateway')
+    .setExpirationTime('2h')
+    .sign(privateKey);
+  return {
+    env: {
+      AUTH_MODE: 'jwt',
+      JWT_JWKS_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`,
+      JWT_ISSUER: issuer,
+      JWT_AUDIENCE: 'business-signals-gateway',
+      UPSTREAM_API_KEY: 'demo-key',
+      CREDIT_QUOTA: '1000000000/day',
+    },
+    token,
+    close: () => server.close(),
+  };
+}
+const auth = process.env['NEW_AUTH'] === 'jwt' ? await jwtSide() : null;
+/** The credential each side's load sends. */
+const credential: Record<'old' | 'new', Record<string, string>> = {
+  old: { 'x-api-key': 'demo-key' },
+  new: auth ? { authorization: `Bearer ${auth.token}` } : { 'x-api-key': 'demo-key' },
+};
+
+async function gateway(name: 'old' | 'new', dist: string, upstream: string): Promise<Service> {
   const port = await freePort();
   const flags = process.env[`${name.toUpperCase()}_FLAGS`];
   const service = startService({
@@ -45,6 +88,7 @@ async function gateway(name: string, dist: string, upstream: string): Promise<Se
       HOST: '127.0.0.1',
       CACHE_TTL_SECONDS: '0',
       LOG_LEVEL: 'info',
+      ...(name === 'new' ? auth?.env : {}),
     },
     port,
     cwd: ROOT,
@@ -53,14 +97,14 @@ async function gateway(name: string, dist: string, upstream: string): Promise<Se
   return service;
 }
 
-async function load(url: string, count: number): Promise<void> {
+async function load(url: string, count: number, headers: Record<string, string>): Promise<void> {
   let sent = 0;
   const worker = async () => {
     while (sent < count) {
       sent++;
       const response = await request(`${url}/graphql`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': 'demo-key' },
+        headers: { 'content-type': 'application/json', ...headers },
         body,
       });
       const text = await response.body.text();
@@ -88,7 +132,7 @@ try {
     new: await gateway('new', NEW, sandbox.url),
   };
   services.push(sides.old, sides.new);
-  for (const side of Object.values(sides)) await load(side.url, 1_500);
+  for (const name of ['old', 'new'] as const) await load(sides[name].url, 1_500, credential[name]);
   const cpu = { old: 0, new: 0, sandbox: 0 };
   const sandboxPid = sandbox.child.pid!;
   for (let i = 0; i < BLOCKS; i++) {
@@ -96,7 +140,7 @@ try {
       const pid = sides[name].child.pid!;
       const before = cpuTimeMs(pid);
       const sandboxBefore = cpuTimeMs(sandboxPid);
-      await load(sides[name].url, BLOCK);
+      await load(sides[name].url, BLOCK, credential[name]);
       cpu[name] += cpuTimeMs(pid) - before;
       cpu.sandbox += cpuTimeMs(sandboxPid) - sandboxBefore;
     }
@@ -112,5 +156,6 @@ try {
       `new ÷ sandbox ${(per(cpu.new) / sandboxPer).toFixed(2)})`,
   );
 } finally {
+  auth?.close();
   await Promise.all(services.map((service) => stopService(service)));
 }
