@@ -11,7 +11,9 @@ import type { AddressInfo } from 'node:net';
  * OLD_FLAGS and NEW_FLAGS (space-separated) are Node flags for either gateway, e.g. one build
  * against itself with `NEW_FLAGS=--max-semi-space-size=32`. `NEW_AUTH=jwt` runs the new side with
  * `AUTH_MODE=jwt` and a `CREDIT_QUOTA` (in memory), a JWKS served here and one bearer token: one
- * build against itself then measures what token verification and the quota cost per request.
+ * build against itself then measures what token verification and the quota cost per request;
+ * `NEW_REDIS_URL` puts the new side's quotas (and page cache) in that Redis. Each side's mean wall
+ * time per request is printed too.
  */
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
@@ -89,6 +91,9 @@ async function gateway(name: 'old' | 'new', dist: string, upstream: string): Pro
       CACHE_TTL_SECONDS: '0',
       LOG_LEVEL: 'info',
       ...(name === 'new' ? auth?.env : {}),
+      ...(name === 'new' && process.env['NEW_REDIS_URL']
+        ? { REDIS_URL: process.env['NEW_REDIS_URL'] }
+        : {}),
     },
     port,
     cwd: ROOT,
@@ -134,13 +139,16 @@ try {
   services.push(sides.old, sides.new);
   for (const name of ['old', 'new'] as const) await load(sides[name].url, 1_500, credential[name]);
   const cpu = { old: 0, new: 0, sandbox: 0 };
+  const wall = { old: 0, new: 0 };
   const sandboxPid = sandbox.child.pid!;
   for (let i = 0; i < BLOCKS; i++) {
     for (const name of i % 2 ? (['new', 'old'] as const) : (['old', 'new'] as const)) {
       const pid = sides[name].child.pid!;
       const before = cpuTimeMs(pid);
       const sandboxBefore = cpuTimeMs(sandboxPid);
+      const started = performance.now();
       await load(sides[name].url, BLOCK, credential[name]);
+      wall[name] += performance.now() - started;
       cpu[name] += cpuTimeMs(pid) - before;
       cpu.sandbox += cpuTimeMs(sandboxPid) - sandboxBefore;
     }
@@ -155,6 +163,9 @@ try {
       `${sandboxPer.toFixed(3)} ms/req (old ÷ sandbox ${(per(cpu.old) / sandboxPer).toFixed(2)}, ` +
       `new ÷ sandbox ${(per(cpu.new) / sandboxPer).toFixed(2)})`,
   );
+  // A block's wall time over its requests, times the requests in flight: the mean latency.
+  const latency = (ms: number) => ((ms * CONCURRENCY) / (BLOCKS * BLOCK)).toFixed(3);
+  console.log(`mean latency: old ${latency(wall.old)} ms, new ${latency(wall.new)} ms`);
 } finally {
   auth?.close();
   await Promise.all(services.map((service) => stopService(service)));
