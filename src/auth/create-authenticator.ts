@@ -30,7 +30,9 @@ export type AuthFailureKind =
   /** A token was sent and failed a check: 401, `error="invalid_token"`. */
   | 'invalid-token'
   /** A valid token whose workspace has no upstream key here: 403. */
-  | 'no-upstream-key';
+  | 'no-upstream-key'
+  /** The identity provider's keys could not be fetched (`JWT_JWKS_URL`): 503, try again. */
+  | 'keys-unavailable';
 
 /** A request refused by authentication; the message says which check failed. */
 export class AuthFailure extends Error {
@@ -138,7 +140,10 @@ export function createAuthenticator(config: Config): Authenticate {
     return verified.then(callerOf, (error: unknown) => {
       throw error instanceof TokenRejected
         ? new AuthFailure('invalid-token', error.message)
-        : error;
+        : new AuthFailure(
+            'keys-unavailable',
+            "The identity provider's keys (JWT_JWKS_URL) could not be fetched, so the token could not be checked: nothing ran. Try again shortly.",
+          );
     });
   };
 }

@@ -96,6 +96,12 @@ export const errorCatalogue = {
     when: `the workspace's rate limit was exceeded, and its \`Retry-After\` is longer than \`${settings.retryAfterMaxMs.env}\` (a shorter one is waited out once)`,
     extensions: '`retryAfter` (seconds), `requestId`, `upstreamStatus`',
   },
+  AUTH_UNAVAILABLE: {
+    http: { status: 503, headers: { 'retry-after': '5' } },
+    raisedBy: ['gateway'],
+    retryable: true,
+    when: "`AUTH_MODE=jwt` and the identity provider's keys (`JWT_JWKS_URL`) could not be fetched, so the token could not be checked; see [Serving a web app](#serving-a-web-app) (nothing runs)",
+  },
   UPSTREAM_UNAVAILABLE: {
     raisedBy: ['gateway'],
     retryable: true,

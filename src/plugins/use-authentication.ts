@@ -19,11 +19,15 @@ function quoted(text: string): string {
 /**
  * The refusal of `failure`: 401 UNAUTHENTICATED with `WWW-Authenticate: Bearer`, plus
  * `error="invalid_token"` and its reason where a token was sent (RFC 6750, section 3); 403
- * FORBIDDEN for a valid token whose workspace has no key.
+ * FORBIDDEN for a valid token whose workspace has no key; 503 AUTH_UNAVAILABLE when the identity
+ * provider's keys could not be fetched (the token could not be checked).
  */
 function refusal(failure: AuthFailure): GraphQLError {
   if (failure.kind === 'no-upstream-key') {
     return gatewayError(ErrorCode.FORBIDDEN, failure.message);
+  }
+  if (failure.kind === 'keys-unavailable') {
+    return gatewayError(ErrorCode.AUTH_UNAVAILABLE, failure.message);
   }
   const error = gatewayError(ErrorCode.UNAUTHENTICATED, failure.message);
   if (failure.kind === 'invalid-token') {

@@ -2,6 +2,7 @@ import { createPublicKey } from 'node:crypto';
 import { exportSPKI, SignJWT } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
+import { freePort } from '../helpers/start-process.js';
 import {
   AUDIENCE,
   ISSUER,
@@ -332,5 +333,27 @@ describe('AUTH_MODE=jwt with one PEM key (JWT_PUBLIC_KEY) and one workspace (UPS
     expect(answer.status).toBe(401);
     expect(answer.body.errors![0]!.message).toMatch(reason);
     expect(spentOn(stack.sandbox).requests).toBe(0);
+  });
+});
+
+describe('the identity provider unreachable', () => {
+  it('answers 503 AUTH_UNAVAILABLE with Retry-After, and sends nothing upstream', async () => {
+    // The JWKS at a port nothing listens on: the token cannot be checked.
+    const gateway = await startGateway(stack.sandbox, {
+      config: { ...jwtConfig(), jwtJwksUrl: `http://127.0.0.1:${await freePort()}/jwks.json` },
+    });
+    try {
+      stack.sandbox.reset();
+      const answer = await post(gateway.url, rounds(1), await tokenOf('alice', 'acme'));
+      expect(answer.status).toBe(503);
+      expect(answer.headers.get('retry-after')).toBe('5');
+      expect(answer.body.errors?.[0]).toMatchObject({
+        message: expect.stringContaining('JWT_JWKS_URL'),
+        extensions: { code: 'AUTH_UNAVAILABLE' },
+      });
+      expect(spentOn(stack.sandbox).requests).toBe(0);
+    } finally {
+      await gateway.close();
+    }
   });
 });
