@@ -1,3 +1,4 @@
+import type { AbResult } from './interleaved.js';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, platform, arch } from 'node:os';
 import type { RunRecord } from './measure.js';
@@ -24,6 +25,27 @@ export interface RunInfo {
   nodeEnv: string;
   /** 1-minute load average when the run started: other work on the machine skews the figures. */
   loadAverage: number;
+  /**
+   * The interleaved A/B of `AUTH_MODE=jwt` with a quota against `api-key` without one (the same
+   * build, the list), when it ran.
+   */
+  authAb?: { apiKey: AbResult; jwt: AbResult; blocks: number; block: number; concurrency: number };
+}
+
+/** Issue 24's bound: jwt with a quota costs at most this much more CPU per request. */
+const AUTH_CPU_BOUND = 1.1;
+
+/** The A/B's table: CPU and latency per request of each side, and their ratio. */
+function authAbTable(ab: NonNullable<RunInfo['authAb']>): string {
+  const row = (name: string, side: AbResult) =>
+    `| ${name} | ${side.cpuMs.toFixed(3)} ms | ${side.latencyMs.toFixed(2)} ms |`;
+  return [
+    '| gateway | CPU per request | mean latency |',
+    '|---|---|---|',
+    row('`AUTH_MODE=api-key`, no quota', ab.apiKey),
+    row('`AUTH_MODE=jwt`, `CREDIT_QUOTA` in memory', ab.jwt),
+    `| ratio (jwt ÷ api-key) | ${(ab.jwt.cpuMs / ab.apiKey.cpuMs).toFixed(3)} | ${(ab.jwt.latencyMs / ab.apiKey.latencyMs).toFixed(3)} |`,
+  ].join('\n');
 }
 
 /** One target of the issue and where this run stands. */
@@ -384,8 +406,27 @@ export function renderReport(runs: RunRecord[], info: RunInfo, problems: string[
     '## Latency-bound scenarios',
     'The sandbox adds a fixed delay to every request; wall time per query in those round trips.',
     roundTripsTable(runs),
+    ...(info.authAb
+      ? [
+          '## Authentication A/B',
+          `Two gateways of this build at once, the list at c=${info.authAb.concurrency}, ${info.authAb.blocks} blocks of ${info.authAb.block} requests to each in alternating order, CPU read around each block: a bearer token verified (cached after the first) and a quota reserved and settled per operation, against an API key.`,
+          authAbTable(info.authAb),
+        ]
+      : []),
     '## Targets',
-    targetsTable(targets),
+    targetsTable([
+      ...targets,
+      ...(info.authAb
+        ? [
+            {
+              name: 'jwt with a quota ÷ api-key without one, CPU per request (interleaved A/B)',
+              goal: `≤ ${AUTH_CPU_BOUND}`,
+              measured: (info.authAb.jwt.cpuMs / info.authAb.apiKey.cpuMs).toFixed(3),
+              met: info.authAb.jwt.cpuMs / info.authAb.apiKey.cpuMs <= AUTH_CPU_BOUND,
+            },
+          ]
+        : []),
+    ]),
   ];
   if (problems.length > 0) {
     sections.push('## Problems in this run', problems.map((p) => `- ${p}`).join('\n'));

@@ -24,8 +24,10 @@ import {
   type Service,
 } from './processes.js';
 import { formatProfile, mainThreadProfile, summarizeProfile } from './profile.js';
+import { interleaved, load } from './interleaved.js';
+import { startJwtSide } from './jwt-side.js';
 import { machineLine, renderReport, writeReport, type RunInfo } from './report.js';
-import { SCENARIOS, type Scenario, type ScenarioId } from './scenarios.js';
+import { LIST_QUERY, SCENARIOS, type Scenario, type ScenarioId } from './scenarios.js';
 import { UpstreamControls } from './upstream-controls.js';
 
 const HELP = `npm run bench -- [options]
@@ -127,18 +129,28 @@ async function startGateway(
     workers = 1,
     nodeFlags = [],
     dist = 'dist',
-  }: { cached?: boolean; workers?: number; nodeFlags?: string[]; dist?: string } = {},
+    env = {},
+    name,
+  }: {
+    cached?: boolean;
+    workers?: number;
+    nodeFlags?: string[];
+    dist?: string;
+    env?: Record<string, string>;
+    name?: string;
+  } = {},
 ): Promise<Service> {
   const port = await freePort();
   const gateway = startService({
     name:
-      dist !== 'dist'
+      name ??
+      (dist !== 'dist'
         ? `gateway (${dist})`
         : cached
           ? 'gateway (cache on)'
           : workers > 1
             ? `gateway (WORKERS=${workers})`
-            : 'gateway',
+            : 'gateway'),
     script: join(dist, 'main.js'),
     env: {
       UPSTREAM_URL: upstreamUrl,
@@ -148,6 +160,7 @@ async function startGateway(
       HOST: '127.0.0.1',
       CACHE_TTL_SECONDS: cached ? '3600' : '0',
       WORKERS: String(workers),
+      ...env,
     },
     nodeFlags,
     port,
@@ -216,6 +229,43 @@ function plan(options: Options): [Scenario, Side, number][] {
   return runs;
 }
 
+/**
+ * Issue 24's measure: a gateway with `AUTH_MODE=jwt` and a quota (a JWKS served here) and the
+ * api-key gateway, loaded in alternating blocks of the list, CPU read around each block.
+ */
+async function authenticationAb(
+  upstreamUrl: string,
+  quick: boolean,
+  services: Service[],
+): Promise<NonNullable<RunInfo['authAb']>> {
+  const jwt = await startJwtSide(API_KEY);
+  try {
+    // Two gateways started together, so that neither is warmer than the other.
+    const apiKeyGateway = await startGateway(upstreamUrl, { name: 'gateway (api-key)' });
+    const jwtGateway = await startGateway(upstreamUrl, { env: jwt.env, name: 'gateway (jwt)' });
+    services.push(apiKeyGateway, jwtGateway);
+    const shape = { blocks: quick ? 6 : 30, block: 200, concurrency: 8 };
+    const body = JSON.stringify({ query: LIST_QUERY });
+    const apiKey = {
+      url: apiKeyGateway.url,
+      pid: servingPid(apiKeyGateway),
+      headers: { 'x-api-key': API_KEY },
+    };
+    const side = { url: jwtGateway.url, pid: servingPid(jwtGateway), headers: jwt.headers };
+    // Both warmed alike: the same 1,500 requests as bench/ab-http.ts.
+    await load(apiKey.url, body, apiKey.headers, 1_500, shape.concurrency);
+    await load(side.url, body, side.headers, 1_500, shape.concurrency);
+    const result = await interleaved({ apiKey, jwt: side }, body, shape);
+    console.log(
+      `auth A/B, list, ${shape.blocks} blocks of ${shape.block}: api-key ${result.apiKey.cpuMs.toFixed(3)} ms/req, ` +
+        `jwt + quota ${result.jwt.cpuMs.toFixed(3)} ms/req, ratio ${(result.jwt.cpuMs / result.apiKey.cpuMs).toFixed(3)}`,
+    );
+    return { ...result, ...shape };
+  } finally {
+    jwt.close();
+  }
+}
+
 async function benchmark(options: Options, services: Service[]): Promise<number> {
   const timing = timingFor(options.quick);
   const started = Date.now();
@@ -274,6 +324,10 @@ async function benchmark(options: Options, services: Service[]): Promise<number>
     for (const problem of run.problems) console.log(`  ! ${problem}`);
   }
   await stack.controls.setLatency(0);
+  const authAb =
+    !options.only || options.only.has('list')
+      ? await authenticationAb(sandbox.url, options.quick, services)
+      : undefined;
 
   const info: RunInfo = {
     mode: options.quick ? 'quick' : 'full',
@@ -284,6 +338,7 @@ async function benchmark(options: Options, services: Service[]): Promise<number>
     clockTicks: clockTicksPerSecond(),
     nodeEnv: process.env.NODE_ENV ?? 'production',
     loadAverage,
+    authAb,
   };
   const problems = runs.flatMap((run) => run.problems);
   const report = renderReport(runs, info, problems);
