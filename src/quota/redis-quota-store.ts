@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { sharedPrefix } from '../upstream/page-cache/redis-page-store.js';
+import type { Redis } from 'ioredis';
+import { failFastRedis, sharedPrefix } from '../redis/shared-redis.js';
 import type { CreditQuota } from './credit-quota.js';
 import { MemoryQuotaStore } from './memory-quota-store.js';
 import type { QuotaAnswer, QuotaObserver, QuotaStore } from './quota-store.js';
@@ -74,13 +74,7 @@ export class RedisQuotaStore implements QuotaStore {
     this.#options = options;
     this.#prefix = `${sharedPrefix(options.upstream)}quota:`;
     this.#fallback = options.fallback ?? new MemoryQuotaStore();
-    this.#redis = new Redis(options.url, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 1_000,
-      commandTimeout: 500,
-      retryStrategy: (attempt) => Math.min(attempt * 250, 2_000),
-    });
+    this.#redis = failFastRedis(options.url);
     // Failed commands report themselves; the connection's own errors would only repeat them.
     this.#redis.on('error', () => {});
     this.#redis.defineCommand('bsgQuotaBucket', { numberOfKeys: 1, lua: BUCKET_SCRIPT });

@@ -1,7 +1,8 @@
-import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { failFastRedis, sharedPrefix } from '../../redis/shared-redis.js';
 import type { ListEnvelope, UpstreamRecord } from '../types.js';
 import type { CachedPage, PageStore } from './page-store.js';
 
@@ -21,14 +22,6 @@ export interface RedisPageStoreOptions {
   secret: string;
   /** The service's base URL: pages of two upstreams (staging, production) never mix. */
   upstream: string;
-}
-
-/**
- * The prefix of every name the gateway keeps in Redis for the service at `upstream` (its pages,
- * claims and quota buckets): `bsg:v2:<hash of the URL>:`, so that two upstreams share nothing.
- */
-export function sharedPrefix(upstream: string): string {
-  return `bsg:v2:${createHash('sha256').update(upstream).digest('base64url').slice(0, 12)}:`;
 }
 
 /** Deletes a claim only if it is still this instance's (it may have expired and been retaken). */
@@ -59,13 +52,7 @@ export class RedisPageStore implements PageStore {
   constructor(options: RedisPageStoreOptions) {
     this.#options = options;
     this.#prefix = sharedPrefix(options.upstream);
-    this.#redis = new Redis(options.url, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 1_000,
-      commandTimeout: 500,
-      retryStrategy: (attempt) => Math.min(attempt * 250, 2_000),
-    });
+    this.#redis = failFastRedis(options.url);
     this.#redis.on('error', (error: Error) => this.#failed(error));
   }
 
