@@ -1,22 +1,8 @@
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Locator, type Page, type Request } from 'playwright-core';
+import { type Browser, type Locator, type Page, type Request } from 'playwright-core';
+import { launchChromium } from '../helpers/launch-chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../helpers/start-stack.js';
-
-/** Debian's package; Playwright's own browser download does not work on this machine. */
-const CHROMIUM = '/usr/bin/chromium';
-
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 
 const SCREENSHOT = fileURLToPath(new URL('./__screenshots__/graphiql.png', import.meta.url));
 
@@ -44,14 +30,9 @@ describe('GraphiQL in a browser', () => {
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium not found at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium`,
-      );
-    }
     stack = await startStack();
     origin = new URL(stack.url).origin;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
 
     // Nothing may leave loopback, even when an assertion below is about to fail.

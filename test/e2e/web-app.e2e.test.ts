@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../helpers/launch-chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AUDIENCE,
@@ -12,15 +12,6 @@ import {
   type SigningKey,
 } from '../helpers/identity-provider.js';
 import { startStack, type Stack } from '../helpers/start-stack.js';
-
-/** Debian's package; Playwright's own browser download does not work on this machine. */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-];
 
 /** The workspace's key: only the gateway holds it. */
 const SERVER_KEY = 'server-held-key-4b1d';
@@ -74,9 +65,6 @@ describe('a web app in a browser, signed in, across origins', () => {
   let browser: Browser | undefined;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y chromium`);
-    }
     idp = await startIdentityProvider();
     key = await idp.addKey('k1');
     // A web app's settings: tokens of the test's identity provider, the key held by the server,
@@ -98,7 +86,7 @@ describe('a web app in a browser, signed in, across origins', () => {
       },
     });
     stack.sandbox.addKey(SERVER_KEY, { credits: 1e9 });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
