@@ -171,6 +171,12 @@ export const settings = {
     60,
     'how long an upstream page is served again from the cache, per API key (repeats cost no credits); 0 turns the cache off, and the joining of concurrent requests with it',
   ),
+  cacheStaleSeconds: setting(
+    'CACHE_STALE_SECONDS',
+    integer(0, 86_400),
+    300,
+    'how long past its TTL a cached page is kept, to answer in its place when the service is down (5xx, timeout, refused or reset connection, breaker open; never a 4xx), for no credit and listed in `extensions.stale`; `Cache-Control: no-cache` refuses it. 0 turns it off',
+  ),
   cacheMaxMb: setting(
     'CACHE_MAX_MB',
     integer(1, 1_000_000),

@@ -71,6 +71,7 @@ export function upstreamOptions(
     breaker: { failureThreshold: config.breakerFailures, openMs: config.breakerOpenMs },
     cache: {
       ttlMs: config.cacheTtlSeconds * 1000,
+      staleMs: config.cacheStaleSeconds * 1000,
       maxBytes: config.cacheMaxMb * 1024 * 1024,
       url: sharedRedisUrl(config),
       secret: config.cursorSecret,
