@@ -112,8 +112,14 @@ export class GatewayMetrics {
     });
     const creditsSaved = new Counter({
       name: 'gateway_credits_saved_total',
-      help: 'Credits the pages served without a request would have cost, by endpoint and source (cache, joined)',
+      help: 'Credits the pages served without a request would have cost, by endpoint and source (cache, joined, stale)',
       labelNames: ['endpoint', 'source'],
+      registers,
+    });
+    const stalePages = new Counter({
+      name: 'gateway_stale_pages_total',
+      help: 'Pages served past their TTL because the service was down (CACHE_STALE_SECONDS), by endpoint',
+      labelNames: ['endpoint'],
       registers,
     });
     const cacheLookups = new Counter({
@@ -198,6 +204,7 @@ export class GatewayMetrics {
       },
       served(endpoint, credits, source) {
         if (source === 'cache') cacheLookups.inc({ result: 'hit' });
+        if (source === 'stale') stalePages.inc({ endpoint });
         if (credits > 0) creditsSaved.inc({ endpoint, source }, credits);
       },
       cacheMiss: () => cacheLookups.inc({ result: 'miss' }),

@@ -28,6 +28,12 @@ export interface CreditExtensions {
   upstreamRequests: number;
   /** Of those, the ones sent again after a transient fault or a short 429. */
   upstreamRetries: number;
+  /**
+   * Present when pages past their TTL were served because the service was down
+   * (`CACHE_STALE_SECONDS`): one entry per page, in the order served, with its endpoint and how
+   * long ago the service sent it (seconds, to a tenth). Their credits are in `credits.saved`.
+   */
+  stale?: { endpoint: string; ageSeconds: number }[];
 }
 
 const NOTHING_SPENT: CreditExtensions = {
@@ -54,7 +60,7 @@ export const QUOTA_HEADERS = ['RateLimit-Policy', 'RateLimit', 'Retry-After'] as
 
 /**
  * Adds `extensions.credits` ({ used, saved, remaining, estimate, budget }) and `extensions.upstreamRequests` to every
- * result: from the operation's ledger after execution, and as zero for requests that never reached
+ * result (and `extensions.stale` when pages were served stale): from the operation's ledger after execution, and as zero for requests that never reached
  * execution (a syntax or validation error). Sets {@link CREDIT_HEADERS} on the response.
  */
 export function useCreditsExtension(): Plugin {
@@ -80,6 +86,14 @@ export function useCreditsExtension(): Plugin {
         },
         upstreamRequests: ledger.requests,
         upstreamRetries: ledger.retries,
+        ...(ledger.stale.length > 0
+          ? {
+              stale: ledger.stale.map(({ endpoint, ageMs }) => ({
+                endpoint,
+                ageSeconds: Math.round(ageMs / 100) / 10,
+              })),
+            }
+          : {}),
       };
       setResult({ ...result, extensions: { ...result.extensions, ...extensions } });
     },

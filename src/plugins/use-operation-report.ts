@@ -28,6 +28,8 @@ export interface OperationReport {
   creditsUncertain: number;
   /** The estimate made before it ran; null when it never got that far. */
   creditsEstimate: number | null;
+  /** Pages served past their TTL because the service was down (`extensions.stale`). */
+  stalePages: number;
 }
 
 /** A request id kept from the client: printable, no spaces or quotes, at most 128 characters. */
@@ -114,6 +116,7 @@ export function useOperationReport(
         creditsSaved: ledger?.saved ?? 0,
         creditsUncertain: ledger?.uncertain ?? 0,
         creditsEstimate: state.session?.budget.estimate ?? null,
+        stalePages: ledger?.stale.length ?? 0,
       });
     },
   };
