@@ -1,5 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../context.js';
+import type { QuotaReport } from './use-credit-quota.js';
 
 /** What every response reports in `extensions`. */
 export interface CreditExtensions {
@@ -28,6 +29,11 @@ export interface CreditExtensions {
   upstreamRequests: number;
   /** Of those, the ones sent again after a transient fault or a short 429. */
   upstreamRetries: number;
+}
+
+/** The quota as `extensions.credits.quota` shows it. */
+function pick({ limit, remaining, restoreRate }: QuotaReport) {
+  return { limit, remaining, restoreRate };
 }
 
 const NOTHING_SPENT: CreditExtensions = {
@@ -61,6 +67,28 @@ export function useCreditsExtension(): Plugin {
   const spent = new WeakMap<Request, CreditExtensions['credits']>();
   const windows = new WeakMap<Request, number>();
   return {
+    // A subscription's payloads: what each cost it, and what the subscription has spent and left.
+    onSubscribe({ args }) {
+      const { live } = args.contextValue as Partial<Context>;
+      if (!live) return undefined;
+      return {
+        onSubscribeResult: () => ({
+          onNext({ result, setResult }) {
+            const figures = live.report();
+            if (!figures) return;
+            const { upstreamRequests, quota, ...credits } = figures;
+            setResult({
+              ...result,
+              extensions: {
+                ...result.extensions,
+                credits: { ...credits, ...(quota ? { quota: pick(quota) } : {}) },
+                upstreamRequests,
+              },
+            });
+          },
+        }),
+      };
+    },
     onExecutionResult({ result, setResult, context }) {
       const upstream = (context as Partial<Context>).upstream;
       if (!upstream || !result || Symbol.asyncIterator in result) return;
