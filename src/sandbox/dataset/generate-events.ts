@@ -61,8 +61,13 @@ function eventTimes(prng: Prng, frame: Frame, previous: number | undefined): Eve
       : frame.epoch - Math.floor(prng.next() * SPAN);
   const announcedAt = prng.chance(0.05)
     ? discoveredAt + Math.floor(prng.next() * 5 * DAY)
-    : discoveredAt - Math.floor(-Math.log(1 - prng.next()) * 2 * DAY);
+    : drawAnnouncedBefore(prng, discoveredAt);
   return { discoveredAt, announcedAt };
+}
+
+/** An announcement before a discovery: the lag is exponential, two days on average. */
+export function drawAnnouncedBefore(prng: Prng, discoveredAt: number): number {
+  return discoveredAt - Math.floor(-Math.log(1 - prng.next()) * 2 * DAY);
 }
 
 function sources(prng: Prng, times: EventTimes, slug: string, ownSite: string): Source[] {
