@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ExecutionArgs, GraphQLError } from 'graphql';
 import type { Context as WsContext } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
@@ -32,6 +33,9 @@ interface Connection {
   caller: Caller;
   headers: Headers;
 }
+
+/** At shutdown, how long the subscriptions' `complete` messages may take to go out. */
+const COMPLETE_WAIT_MS = 1_000;
 
 /** The most characters of a close reason (the protocol allows 123 bytes). */
 const REASON_MAX = 120;
@@ -82,6 +86,8 @@ export function serveWebSocket(server: Server, options: WebSocketOptions): Serve
   const { app, authenticate, trustedDocuments, logger } = options;
   const wss = new WebSocketServer({ server, path: options.path });
   const connections = new WeakMap<object, Connection>();
+  // Operations under way: shutdown lets their `complete` messages go out before closing sockets.
+  let active = 0;
   type Ctx = WsContext<Record<string, unknown> | undefined, { socket: unknown; request: unknown }>;
 
   const disposable = useServer(
@@ -150,7 +156,11 @@ export function serveWebSocket(server: Server, options: WebSocketOptions): Serve
           contextValue: await enveloped.contextFactory(),
           rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
         };
+        active += 1;
         return args;
+      },
+      onComplete() {
+        active -= 1;
       },
     },
     wss,
@@ -158,6 +168,8 @@ export function serveWebSocket(server: Server, options: WebSocketOptions): Serve
 
   return {
     async close() {
+      const deadline = Date.now() + COMPLETE_WAIT_MS;
+      while (active > 0 && Date.now() < deadline) await sleep(10);
       for (const socket of wss.clients) socket.close(1001, 'Going away: the server shuts down');
       await disposable.dispose();
       await new Promise<void>((resolve) => wss.close(() => resolve()));

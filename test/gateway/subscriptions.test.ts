@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseMetrics, valueOf } from '../helpers/prometheus.js';
-import { startStack, type Stack } from '../helpers/start-stack.js';
+import { startGateway, startStack, type Stack } from '../helpers/start-stack.js';
 import {
   eventually,
   subscribeSse,
@@ -270,5 +270,26 @@ describe('subscriptions over WebSocket (graphql-transport-ws)', () => {
     } finally {
       await client.dispose();
     }
+  });
+});
+
+describe('shutting down', () => {
+  it('completes every subscription: SSE streams end, WebSocket subscriptions get complete', async () => {
+    const gateway = await startGateway(stack.sandbox, { config: POLL });
+    const client = wsClient(gateway.url, { 'X-API-Key': stack.sandbox.keys.demo });
+    const overSse = subscribeSse(
+      gateway.url,
+      ROUNDS,
+      { 'x-api-key': stack.sandbox.keys.demo },
+      { round: ['series_m'] },
+    );
+    const overWs = subscribeWs(client, ROUNDS, { round: ['series_m'] });
+    await polled();
+    await gateway.shutdown();
+    // Both ended without an error: a `complete`, not a connection cut at the end of the grace
+    // period (which graphql-sse and graphql-ws report as errors).
+    expect(await overSse.ended).toBeUndefined();
+    expect(await overWs.ended).toBeUndefined();
+    await client.dispose();
   });
 });
