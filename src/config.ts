@@ -123,6 +123,18 @@ export const settings = {
     10_000,
     'the largest budget a request may ask for in `X-Credit-Budget` (a larger one is lowered to it)',
   ),
+  pollIntervalSeconds: setting(
+    'POLL_INTERVAL_SECONDS',
+    integer(1, 86_400),
+    30,
+    'subscriptions: how often each poller asks the service for events newer than the last it saw (one poller per workspace, endpoint and filters, shared by their subscribers)',
+  ),
+  subscriptionBudgetDefault: setting(
+    'SUBSCRIPTION_BUDGET_DEFAULT',
+    integer(0, 'CREDIT_BUDGET_MAX'),
+    1_000,
+    'credits one subscription may spend (a credit per record delivered, plus any nested lookups) when it sends no `X-Credit-Budget`; then it ends with `CREDIT_BUDGET_EXHAUSTED`',
+  ),
   maxUpstreamRequests: setting(
     'MAX_UPSTREAM_REQUESTS',
     integer(1, 1_000_000),

@@ -130,7 +130,7 @@ export const errorCatalogue = {
   CREDIT_BUDGET_EXHAUSTED: {
     raisedBy: ['gateway'],
     retryable: false,
-    when: "the operation spent its budget while running: this field's rest was not fetched (a list returns what it has)",
+    when: "the operation spent its budget while running: this field's rest was not fetched (a list returns what it has); a subscription ends with it once its budget is spent (see [Live signals](#live-signals-subscriptions))",
   },
   UPSTREAM_REQUESTS_EXCEEDED: {
     raisedBy: ['gateway'],

@@ -42,6 +42,11 @@ export type CreditCost =
    * does not bound: `assumedSize` items are counted (as `@listSize(assumedSize:)` does), and each
    * costs `load` when a field beyond `free` is asked (it loads the record).
    */
+  /**
+   * A subscription's event: one record per payload, a credit against the subscription's budget,
+   * plus what its nested fields cost. The estimate is per payload.
+   */
+  | { readonly kind: 'event' }
   | {
       readonly kind: 'references';
       readonly assumedSize: number;

@@ -98,6 +98,12 @@ class Walk {
           records += 1 + within.records;
           requests += lookupRequests(target.cost) + within.requests;
         }
+      } else if (cost?.kind === 'event') {
+        if (!isObjectType(named)) continue;
+        const within = this.selection(named, subSets);
+        credits += 1 + within.credits;
+        records += 1 + within.records;
+        requests += within.requests;
       } else if (cost?.kind === 'references') {
         if (!isObjectType(named)) continue;
         const within = this.selection(named, subSets);
@@ -241,9 +247,11 @@ export function createEstimator(schema: GraphQLSchema, settings: EstimateSetting
   ): Estimate {
     const plan = planOf(document, operationName);
     const { operation } = plan;
-    if (!operation || operation.operation !== 'query') return NOTHING;
+    // A subscription is estimated per payload: its record, and its nested fields.
+    if (!operation || operation.operation === 'mutation') return NOTHING;
     if (plan.fixed) return plan.fixed;
-    const root = schema.getQueryType();
+    const root =
+      operation.operation === 'query' ? schema.getQueryType() : schema.getSubscriptionType();
     if (!root) return NOTHING;
     const result = new Walk(schema, plan.fragments, variables, settings).selection(root, [
       operation.selectionSet,

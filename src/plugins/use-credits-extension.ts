@@ -1,5 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../context.js';
+import type { QuotaReport } from './use-credit-quota.js';
 
 /** What every response reports in `extensions`. */
 export interface CreditExtensions {
@@ -36,6 +37,11 @@ export interface CreditExtensions {
   stale?: { endpoint: string; ageSeconds: number }[];
 }
 
+/** The quota as `extensions.credits.quota` shows it. */
+function pick({ limit, remaining, restoreRate }: QuotaReport) {
+  return { limit, remaining, restoreRate };
+}
+
 const NOTHING_SPENT: CreditExtensions = {
   credits: { used: 0, saved: 0, remaining: null, estimate: null, budget: null },
   upstreamRequests: 0,
@@ -67,6 +73,28 @@ export function useCreditsExtension(): Plugin {
   const spent = new WeakMap<Request, CreditExtensions['credits']>();
   const windows = new WeakMap<Request, number>();
   return {
+    // A subscription's payloads: what each cost it, and what the subscription has spent and left.
+    onSubscribe({ args }) {
+      const { live } = args.contextValue as Partial<Context>;
+      if (!live) return undefined;
+      return {
+        onSubscribeResult: () => ({
+          onNext({ result, setResult }) {
+            const figures = live.report();
+            if (!figures) return;
+            const { upstreamRequests, quota, ...credits } = figures;
+            setResult({
+              ...result,
+              extensions: {
+                ...result.extensions,
+                credits: { ...credits, ...(quota ? { quota: pick(quota) } : {}) },
+                upstreamRequests,
+              },
+            });
+          },
+        }),
+      };
+    },
     onExecutionResult({ result, setResult, context }) {
       const upstream = (context as Partial<Context>).upstream;
       if (!upstream || !result || Symbol.asyncIterator in result) return;

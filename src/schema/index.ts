@@ -8,6 +8,7 @@ import './person.js';
 import './exec-move.js';
 import './acquisition.js';
 import './funding-event.js';
+import './subscriptions.js';
 import './node.js';
 import './entities.js';
 import { withEntitiesField } from './entities-field.js';
