@@ -17,11 +17,13 @@ interface Directive {
   args: Record<string, unknown>;
 }
 
+const RECORDS_OF_CONNECTION = 'recordsOfConnection';
+
 /**
  * `extensions` of a connection's object type: its {@link CONNECTION_RECORD_FIELDS} hold the
  * records its connection fields read.
  */
-export const CONNECTION_TYPE_EXTENSIONS = { recordsOfConnection: true } as const;
+export const CONNECTION_TYPE_EXTENSIONS = { [RECORDS_OF_CONNECTION]: true } as const;
 
 /**
  * In credits, a record costs nothing by being in an answer: the field that fetches it does (a
@@ -105,7 +107,7 @@ export class CostDirectivesPlugin<Types extends SchemaTypes> extends BasePlugin<
   ): PothosOutputFieldConfig<Types> {
     const parent = this.buildCache.getTypeConfig(fieldConfig.parentType);
     const holdsRecords =
-      parent.extensions?.['recordsOfConnection'] === true &&
+      parent.extensions?.[RECORDS_OF_CONNECTION] === true &&
       (CONNECTION_RECORD_FIELDS as readonly string[]).includes(fieldConfig.name);
     const creditCost = fieldConfig.extensions?.['creditCost'] as CreditCost | undefined;
     const directives = directivesOf(creditCost, holdsRecords);
