@@ -45,6 +45,12 @@ export const settings = {
     4500,
     'port of the in-process sandbox when `UPSTREAM_URL` is unset',
   ),
+  sandboxTrickleSeconds: setting(
+    'SANDBOX_TRICKLE_SECONDS',
+    integer(0, 86_400),
+    20,
+    'seconds between the events the in-process sandbox adds (a funding round, an executive move or an acquisition, discovered now), so that subscriptions show live data; 0 adds none',
+  ),
   upstreamTimeoutMs: setting(
     'UPSTREAM_TIMEOUT_MS',
     integer(1, 600_000),

@@ -16,6 +16,17 @@ export interface FilterDef<R> {
     keys(record: R): readonly string[];
     lookup(value: ParamValue): string | undefined;
   };
+  /**
+   * Optional end of the walk, for a filter only records near the start of the
+   * list can pass (`since` on events): `after(value)` is a position such that
+   * every record strictly after it in list order fails the predicate (null when
+   * there is none). `observe` sees every record the list takes, at build and on
+   * insert, to keep that true.
+   */
+  readonly fence?: {
+    observe(record: R): void;
+    after(value: ParamValue): CursorPosition | null;
+  };
 }
 
 /** The table entry describing one list endpoint. */
@@ -69,7 +80,8 @@ export interface EditableListEndpoint<R> extends ListEndpoint {
  * by keyset. A page walks the smallest usable index list (or the whole sorted
  * list) from the binary-searched cursor position and stops after `take + 1`
  * matches, so its cost follows the page size and the filter's selectivity,
- * not the list length. `insert` and `remove` keep the sorted list and every
+ * not the list length; a fence (`since` on events) ends the walk early.
+ * `insert` and `remove` keep the sorted list and every
  * index bucket in order (a binary search and a splice each), so paging never
  * re-sorts.
  */
@@ -91,6 +103,10 @@ export function createListEndpoint<R>(def: ListEndpointDef<R>): EditableListEndp
     indexes.set(name, index);
     indexed.push({ buckets: index, keys: filter.index.keys });
   }
+  const watchers = Object.values(def.filters).flatMap((filter) =>
+    filter.fence ? [filter.fence] : [],
+  );
+  for (const fence of watchers) for (const record of sorted) fence.observe(record);
   const rules = Object.fromEntries(
     Object.entries(def.filters).map(([name, filter]) => [name, filter.rule]),
   );
@@ -99,6 +115,7 @@ export function createListEndpoint<R>(def: ListEndpointDef<R>): EditableListEndp
     path: def.path,
     rules,
     insert(record) {
+      for (const fence of watchers) fence.observe(record);
       insertSorted(sorted, def.ordering, record);
       for (const { buckets, keys } of indexed) {
         for (const key of new Set(keys(record))) {
@@ -121,10 +138,13 @@ export function createListEndpoint<R>(def: ListEndpointDef<R>): EditableListEndp
     plan(values) {
       let candidates: readonly R[] = sorted;
       const predicates: ((record: R) => boolean)[] = [];
+      const fences: CursorPosition[] = [];
       for (const [name, value] of Object.entries(values)) {
         const filter = def.filters[name];
         if (!filter) continue;
         predicates.push(filter.predicate(value));
+        const fence = filter.fence?.after(value);
+        if (fence) fences.push(fence);
         const key = filter.index?.lookup(value);
         if (key === undefined) continue;
         const bucket = indexes.get(name)?.get(key) ?? [];
@@ -134,9 +154,11 @@ export function createListEndpoint<R>(def: ListEndpointDef<R>): EditableListEndp
       return {
         page(after, take) {
           let i = after === null ? 0 : indexAfter(list, def.ordering, after);
+          let end = list.length;
+          for (const fence of fences) end = Math.min(end, indexAfter(list, def.ordering, fence));
           const records: R[] = [];
           let hasMore = false;
-          outer: for (; i < list.length; i++) {
+          outer: for (; i < end; i++) {
             const record = list[i] as R;
             for (const test of predicates) if (!test(record)) continue outer;
             if (records.length === take) {

@@ -43,7 +43,7 @@ export interface SandboxOptions {
 
 /** A steady trickle of new events. */
 export interface Trickle {
-  /** Milliseconds between two new events (at least 1). */
+  /** Milliseconds between two new events (1 to 2^31 - 1). */
   everyMs: number;
 }
 
@@ -110,9 +110,16 @@ export function buildEndpoints(data: Dataset): {
   return { byPath: new Map(endpoints.map((endpoint) => [endpoint.path, endpoint])), events };
 }
 
+/** The longest delay a Node timer takes (a longer one fires after 1 ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 function checkTrickle(trickle: Trickle | undefined): void {
-  if (trickle && !(Number.isFinite(trickle.everyMs) && trickle.everyMs >= 1))
-    throw new RangeError(`trickle.everyMs must be a number >= 1 (got ${String(trickle.everyMs)})`);
+  const ms = trickle?.everyMs;
+  if (trickle && !(typeof ms === 'number' && ms >= 1 && ms <= MAX_TIMER_MS)) {
+    throw new RangeError(
+      `trickle.everyMs must be a number from 1 to ${MAX_TIMER_MS} (got ${String(ms)})`,
+    );
+  }
 }
 
 function describeEvent(event: LiveEvent): string {

@@ -477,9 +477,11 @@ describe('trickle', () => {
     expect(added()).toBe(after);
   });
 
-  it('refuses an interval below 1 ms', async () => {
-    await expect(
-      startSandbox({ port: 0, quiet: true, sizes: SMALL_SIZES, trickle: { everyMs: 0 } }),
-    ).rejects.toThrow(/trickle.everyMs must be a number >= 1/);
+  it('refuses an interval below 1 ms or beyond what a timer takes', async () => {
+    for (const everyMs of [0, 2 ** 31, Number.NaN]) {
+      await expect(
+        startSandbox({ port: 0, quiet: true, sizes: SMALL_SIZES, trickle: { everyMs } }),
+      ).rejects.toThrow(/trickle.everyMs must be a number from 1 to 2147483647/);
+    }
   });
 });
