@@ -46,7 +46,8 @@ const listSizeDirective = (args: Record<string, unknown>): Directive => ({
  *   {@link CREDITS_PER_RECORD} under `edges` and under `nodes`;
  * - a lookup costs its worst case: the largest `assumedCost` of any id, and for a list, the most
  *   ids it takes;
- * - a list of references is `assumedSize` long, each item costing what loading it does.
+ * - a list of references is `assumedSize` long, each item costing what loading it does;
+ * - a subscription's event costs its record, per payload.
  */
 function directivesOf(declared: CreditCost | undefined, holdsRecords: boolean): Directive[] {
   if (holdsRecords) return [costDirective(CREDITS_PER_RECORD)];
@@ -71,6 +72,9 @@ function directivesOf(declared: CreditCost | undefined, holdsRecords: boolean): 
       }
       return directives;
     }
+    // A subscription's payload: its record's credit, plus its selection's.
+    case 'event':
+      return [costDirective(CREDITS_PER_RECORD)];
     case 'references':
       return [
         costDirective(declared.load.assumedCost),
