@@ -45,6 +45,8 @@ describe('loadConfig', () => {
       host: '0.0.0.0',
       sandboxPort: 4500,
       sandboxTrickleSeconds: 20,
+      pollIntervalSeconds: 30,
+      subscriptionBudgetDefault: 1000,
       upstreamTimeoutMs: 10_000,
       upstreamConnections: 64,
       upstreamConcurrency: 32,
@@ -106,6 +108,8 @@ describe('loadConfig', () => {
         HOST: ' 127.0.0.1 ',
         SANDBOX_PORT: '65535',
         SANDBOX_TRICKLE_SECONDS: '0',
+        POLL_INTERVAL_SECONDS: '86400',
+        SUBSCRIPTION_BUDGET_DEFAULT: '0',
         UPSTREAM_TIMEOUT_MS: '600000',
         UPSTREAM_CONNECTIONS: '1',
         UPSTREAM_CONCURRENCY: '1024',
@@ -159,6 +163,8 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       sandboxPort: 65_535,
       sandboxTrickleSeconds: 0,
+      pollIntervalSeconds: 86400,
+      subscriptionBudgetDefault: 0,
       upstreamTimeoutMs: 600_000,
       upstreamConnections: 1,
       upstreamConcurrency: 1024,
@@ -269,6 +275,10 @@ describe('loadConfig', () => {
     [
       { SANDBOX_TRICKLE_SECONDS: '86401' },
       'SANDBOX_TRICKLE_SECONDS must be an integer from 0 to 86400 (got "86401")',
+    ],
+    [
+      { POLL_INTERVAL_SECONDS: '0' },
+      'POLL_INTERVAL_SECONDS must be an integer from 1 to 86400 (got "0")',
     ],
     [
       { UPSTREAM_TIMEOUT_MS: '0' },
