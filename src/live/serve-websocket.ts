@@ -9,6 +9,8 @@ import { AuthFailure, type Authenticate, type Caller } from '../auth/create-auth
 import type { TrustedDocuments } from '../config/trusted-documents.js';
 import { ErrorCode, gatewayError } from '../errors.js';
 import type { Logger } from '../logging/create-logger.js';
+import { ONLY_IDS, operationIdOf, trustedDocument } from '../plugins/use-trusted-documents.js';
+import type { GraphQLParams } from 'graphql-yoga';
 
 /** Options of {@link serveWebSocket}. */
 export interface WebSocketOptions {
@@ -62,19 +64,6 @@ export function headersOf(payload: unknown): Headers {
   return headers;
 }
 
-/** The id a subscribe message names a trusted document by, as over HTTP. */
-function documentIdOf(payload: { extensions?: unknown } & Record<string, unknown>): string | null {
-  const extensions = payload.extensions as
-    { persistedQuery?: { sha256Hash?: unknown } } | undefined;
-  const hash = extensions?.persistedQuery?.sha256Hash;
-  if (typeof hash === 'string' && hash !== '') return hash;
-  for (const name of ['documentId', 'doc_id']) {
-    const id = payload[name];
-    if (typeof id === 'string' && id !== '') return id.replace(/^sha256:/, '');
-  }
-  return null;
-}
-
 /**
  * GraphQL over WebSocket (the `graphql-transport-ws` protocol, the `graphql-ws` library on `ws`)
  * on `server` at `path`, beside the HTTP endpoint on the same path. `connection_init` is
@@ -115,26 +104,27 @@ export function serveWebSocket(server: Server, options: WebSocketOptions): Serve
       async onSubscribe(ctx: Ctx, _id, payload) {
         const connection = connections.get(ctx);
         if (!connection) return [gatewayError(ErrorCode.UNAUTHENTICATED, 'Not authenticated.')];
+        const request = new Request('http://gateway.internal/graphql', {
+          method: 'POST',
+          headers: connection.headers,
+        });
         let query = payload.query;
+        // The same documents and ids as over HTTP (useTrustedDocuments).
         if (trustedDocuments) {
-          const id = documentIdOf(payload as never);
-          const document = id === null ? undefined : trustedDocuments.get(id);
-          if (!document) {
+          const id = operationIdOf(payload as GraphQLParams, request);
+          const document = id === null ? null : trustedDocument(trustedDocuments, id);
+          if (document === null) {
             return [
               gatewayError(
                 id === null
                   ? ErrorCode.PERSISTED_QUERY_ID_REQUIRED
                   : ErrorCode.PERSISTED_QUERY_NOT_IN_LIST,
-                'This gateway runs only its trusted documents (TRUSTED_DOCUMENTS): send the id of a listed operation in extensions.persistedQuery.sha256Hash, documentId or doc_id.',
+                ONLY_IDS,
               ),
             ];
           }
           query = document;
         }
-        const request = new Request('http://gateway.internal/graphql', {
-          method: 'POST',
-          headers: connection.headers,
-        });
         const enveloped = app.getEnveloped({
           request,
           caller: connection.caller,

@@ -13,7 +13,7 @@ const ID_PARAMETERS = ['documentId', 'doc_id'] as const;
  * The id a request names: `extensions.persistedQuery.sha256Hash` (Apollo Client, urql), else a
  * `documentId` or `doc_id` in the JSON body or, for a GET, in the query string; null if none.
  */
-function operationIdOf(params: GraphQLParams, request: Request): string | null {
+export function operationIdOf(params: GraphQLParams, request: Request): string | null {
   const fromExtensions = defaultExtractPersistedOperationId(params, request, {});
   if (fromExtensions) return fromExtensions;
   const body = params as Record<string, unknown>;
@@ -25,12 +25,18 @@ function operationIdOf(params: GraphQLParams, request: Request): string | null {
   return null;
 }
 
+/** The trusted document an id names, or null. */
+export function trustedDocument(documents: TrustedDocuments, id: string): string | null {
+  // The GraphQL-over-HTTP proposal prefixes a `documentId` with its hash's name.
+  return documents.get(id) ?? documents.get(id.replace(/^sha256:/, '')) ?? null;
+}
+
 /** A refusal, made afresh each time it is thrown. */
 function refusal(code: GatewayErrorCode, message: string) {
   return () => gatewayError(code, message);
 }
 
-const ONLY_IDS = `This gateway runs only its trusted documents (TRUSTED_DOCUMENTS): send the id of a listed operation (extensions.persistedQuery.sha256Hash, documentId or doc_id) instead of its text.`;
+export const ONLY_IDS = `This gateway runs only its trusted documents (TRUSTED_DOCUMENTS): send the id of a listed operation (extensions.persistedQuery.sha256Hash, documentId or doc_id) instead of its text.`;
 
 /**
  * Trusted documents: only the operations of `documents` run, named by their id. Query text is
@@ -43,9 +49,7 @@ const ONLY_IDS = `This gateway runs only its trusted documents (TRUSTED_DOCUMENT
  */
 export function useTrustedDocuments(documents: TrustedDocuments): Plugin {
   return usePersistedOperations({
-    getPersistedOperation: (id) =>
-      // The GraphQL-over-HTTP proposal prefixes a `documentId` with its hash's name.
-      documents.get(id) ?? documents.get(id.replace(/^sha256:/, '')) ?? null,
+    getPersistedOperation: (id) => trustedDocument(documents, id),
     extractPersistedOperationId: operationIdOf,
     allowArbitraryOperations: false,
     customErrors: {
