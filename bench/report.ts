@@ -1,4 +1,5 @@
 import type { AbResult } from './interleaved.js';
+import type { FanOutResult } from './subscribers.js';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, platform, arch } from 'node:os';
 import type { RunRecord } from './measure.js';
@@ -30,6 +31,41 @@ export interface RunInfo {
    * build, the list), when it ran.
    */
   authAb?: { apiKey: AbResult; jwt: AbResult; blocks: number; block: number; concurrency: number };
+  /** SSE subscribers over 10 filters on one gateway, one new event per filter, when it ran. */
+  subscriptions?: FanOutResult;
+}
+
+/** The subscription targets: new event within a second of its poll, RSS growth. */
+const SUBSCRIPTION_LATENCY_MS = 1_000;
+const SUBSCRIPTION_RSS_MB = 100;
+
+/** Where the subscription fan-out stands against its targets. */
+export function subscriptionTargets(fan: FanOutResult): TargetStatus[] {
+  const all = fan.delivered === fan.subscribers;
+  const growth = fan.rssAfterMb - fan.rssBeforeMb;
+  const of = `${fan.subscribers} SSE subscribers, ${fan.filters} filters`;
+  return [
+    {
+      name: `subscriptions: pollers, ${of}`,
+      goal: `${fan.filters} (one per filter)`,
+      measured: String(fan.pollers),
+      met: fan.pollers === fan.filters,
+    },
+    {
+      name: `subscriptions: new event at every subscriber after the poll that finds it, ${of}`,
+      goal: `≤ ${SUBSCRIPTION_LATENCY_MS} ms (max)`,
+      measured:
+        `max ${num(fan.maxLatencyMs, 0)} ms, p99 ${num(fan.p99LatencyMs, 0)} ms, ` +
+        `p50 ${num(fan.p50LatencyMs, 0)} ms; delivered to ${fan.delivered}/${fan.subscribers}`,
+      met: all && fan.maxLatencyMs <= SUBSCRIPTION_LATENCY_MS,
+    },
+    {
+      name: `subscriptions: gateway RSS growth, ${of}`,
+      goal: `< ${SUBSCRIPTION_RSS_MB} MB`,
+      measured: `${num(growth, 0)} MB (${num(fan.rssBeforeMb, 0)} → ${num(fan.rssAfterMb, 0)})`,
+      met: growth < SUBSCRIPTION_RSS_MB,
+    },
+  ];
 }
 
 /** Issue 24's bound: jwt with a quota costs at most this much more CPU per request. */
@@ -413,9 +449,16 @@ export function renderReport(runs: RunRecord[], info: RunInfo, problems: string[
           authAbTable(info.authAb),
         ]
       : []),
+    ...(info.subscriptions
+      ? [
+          '## Subscriptions',
+          `A gateway of its own with POLL_INTERVAL_SECONDS=1: ${info.subscriptions.subscribers} \`fundingEventAdded\` subscriptions over SSE, each on its own connection, spread evenly over ${info.subscriptions.filters} round filters; once every filter has polled, one new event per filter in the sandbox. Latency: from the sandbox's receive time of the poll that found the event (\`at\` in its request log) to the payload's arrival at the subscriber. RSS: VmRSS before the subscribers connected and once the events reached them.`,
+        ]
+      : []),
     '## Targets',
     targetsTable([
       ...targets,
+      ...(info.subscriptions ? subscriptionTargets(info.subscriptions) : []),
       ...(info.authAb
         ? [
             {

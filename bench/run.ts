@@ -26,6 +26,7 @@ import {
 import { formatProfile, mainThreadProfile, summarizeProfile } from './profile.js';
 import { interleaved, load } from './interleaved.js';
 import { startJwtSide } from './jwt-side.js';
+import { subscriptionFanOut } from './subscribers.js';
 import { machineLine, renderReport, writeReport, type RunInfo } from './report.js';
 import { LIST_QUERY, SCENARIOS, type Scenario, type ScenarioId } from './scenarios.js';
 import { UpstreamControls } from './upstream-controls.js';
@@ -33,8 +34,9 @@ import { UpstreamControls } from './upstream-controls.js';
 const HELP = `npm run bench -- [options]
 
 Starts the sandbox and the gateway as separate processes on loopback and measures each scenario
-direct-to-REST and through the gateway, at concurrency 1 and at saturation. Prints the tables and
-writes BENCHMARKS.md (keeping its notes section).
+direct-to-REST and through the gateway, at concurrency 1 and at saturation; then 1,000 SSE
+subscribers (200 with --quick) over 10 filters on a gateway polling every second. Prints the
+tables and writes BENCHMARKS.md (keeping its notes section).
 
   --quick              2 s per run (under a minute in all); the default is 8 s per run
   --profile            profile the gateway (--cpu-prof) under the list scenario and print the
@@ -266,6 +268,36 @@ async function authenticationAb(
   }
 }
 
+/**
+ * The subscription fan-out on a gateway of its own: 1,000 SSE subscribers (200 with --quick)
+ * over 10 round filters. POLL_INTERVAL_SECONDS=1 (default 30), so that the run waits seconds,
+ * not minutes, for the polls.
+ */
+async function subscriptions(
+  sandboxUrl: string,
+  quick: boolean,
+  services: Service[],
+): Promise<NonNullable<RunInfo['subscriptions']>> {
+  const metricsPort = await freePort();
+  const gateway = await startGateway(sandboxUrl, {
+    env: { POLL_INTERVAL_SECONDS: '1', METRICS_PORT: String(metricsPort) },
+    name: 'gateway (subscriptions)',
+  });
+  services.push(gateway);
+  try {
+    return await subscriptionFanOut({
+      sandboxUrl,
+      gatewayUrl: gateway.url,
+      metricsUrl: `http://127.0.0.1:${metricsPort}`,
+      gatewayPid: servingPid(gateway),
+      apiKey: API_KEY,
+      subscribers: quick ? 200 : 1_000,
+    });
+  } finally {
+    await stopService(gateway, 10_000);
+  }
+}
+
 async function benchmark(options: Options, services: Service[]): Promise<number> {
   const timing = timingFor(options.quick);
   const started = Date.now();
@@ -328,6 +360,9 @@ async function benchmark(options: Options, services: Service[]): Promise<number>
     !options.only || options.only.has('list')
       ? await authenticationAb(sandbox.url, options.quick, services)
       : undefined;
+  const fanOut = !options.only
+    ? await subscriptions(sandbox.url, options.quick, services)
+    : undefined;
 
   const info: RunInfo = {
     mode: options.quick ? 'quick' : 'full',
@@ -339,8 +374,9 @@ async function benchmark(options: Options, services: Service[]): Promise<number>
     nodeEnv: process.env.NODE_ENV ?? 'production',
     loadAverage,
     authAb,
+    subscriptions: fanOut,
   };
-  const problems = runs.flatMap((run) => run.problems);
+  const problems = [...runs.flatMap((run) => run.problems), ...(fanOut?.problems ?? [])];
   const report = renderReport(runs, info, problems);
   console.log(`\n${report}`);
   if (options.write) {
