@@ -11,6 +11,7 @@ import type { CreditQuotaOptions } from './plugins/use-credit-quota.js';
 import { createQuotaStore } from './quota/create-quota-store.js';
 import type { QuotaObserver } from './quota/quota-store.js';
 import { observeAll } from './upstream/upstream-observer.js';
+import { loadTracer } from './tracing/load-tracer.js';
 
 /** How long the gateway waits for Redis at boot before it starts without the shared cache. */
 const REDIS_CONNECT_MS = 3_000;
@@ -44,7 +45,7 @@ export interface Gateway {
   readonly scrape: (() => Promise<string>) | undefined;
   /** From now on `/readyz` answers 503 and responses say `Connection: close`. */
   beginShutdown(): void;
-  /** Closes the upstream pool, the shared cache and the log's timers. */
+  /** Closes the upstream pool and the shared cache, flushes the traces, stops the log's timers. */
   close(): Promise<void>;
 }
 
@@ -110,7 +111,7 @@ function quotaOptions(
 
 /**
  * The composition root: the upstream pipeline with its observers (metrics, the upstream log),
- * the metrics, and the app, from the settings. `main.ts` (through `serveGateway`), every test
+ * the metrics, the tracer (only with `OTEL_TRACES_EXPORTER=otlp`) and the app, from the settings. `main.ts` (through `serveGateway`), every test
  * helper and the bench build the gateway here, so that what is tested is what runs.
  */
 export async function createGateway(config: Config, parts: GatewayParts): Promise<Gateway> {
@@ -141,6 +142,8 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
       ? quotaOptions(config, parts.upstreamUrl, redisUrl, logger, metrics)
       : undefined;
 
+  const tracer = await loadTracer(config, { upstreamUrl: parts.upstreamUrl, logger });
+
   const scrape = metrics
     ? parts.clusterWorker
       ? joinClusterMetrics(metrics.registry)
@@ -156,6 +159,7 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
     metrics,
     scrapeMetrics: metricsOnPublicPort(config) ? scrape : undefined,
     quotas,
+    tracer,
   });
   return {
     app,
@@ -168,7 +172,7 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
     },
     async close() {
       log.close();
-      await Promise.all([upstream.close(), quotas?.store.close()]);
+      await Promise.all([upstream.close(), quotas?.store.close(), tracer?.shutdown()]);
     },
   };
 }
