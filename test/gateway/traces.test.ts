@@ -320,6 +320,45 @@ describe('what is loaded', () => {
   });
 });
 
+describe('operations that fail', () => {
+  it('refused over its budget: the operation’s span with its code, no client span; unparsable: the server span’s', async () => {
+    const failing = await startOtlpReceiver();
+    // In process, the settings as config.
+    const stack = await startStack({
+      config: { tracesExporter: 'otlp', otlpEndpoint: failing.url, otlpProtocol: 'http/json' },
+    });
+    try {
+      const refused = await stack.gql(NESTED, {}, { headers: { 'x-credit-budget': '1' } });
+      expect(refused.errors?.[0]?.extensions?.code).toBe('CREDIT_BUDGET_EXCEEDED');
+      const unparsable = await stack.gql('{ fundingEvents(first: 2) {');
+      expect(unparsable.errors?.[0]?.extensions?.code).toBe('GRAPHQL_PARSE_FAILED');
+      expect(stack.sandbox.requestLog()).toEqual([]);
+    } finally {
+      await stack.close();
+      await failing.close();
+    }
+    const spans = failing.spans();
+    expect(ofKind(spans, SPAN_KIND.client)).toEqual([]);
+    const [operation] = ofKind(spans, SPAN_KIND.internal);
+    expect(operation).toMatchObject({
+      name: 'query Nested',
+      attributes: {
+        'gateway.error.codes': ['CREDIT_BUDGET_EXCEEDED'],
+        'gateway.credits.budget': 1,
+        'gateway.upstream.requests': 0,
+      },
+      status: { code: 2, message: 'CREDIT_BUDGET_EXCEEDED' },
+    });
+    const servers = ofKind(spans, SPAN_KIND.server);
+    expect(servers.map((span) => span.attributes['http.response.status_code'])).toEqual([200, 400]);
+    expect(servers[1]).toMatchObject({
+      attributes: { 'gateway.error.codes': ['GRAPHQL_PARSE_FAILED'] },
+      status: { code: 2 },
+    });
+    expect(servers[0]!.attributes['gateway.error.codes']).toBeUndefined();
+  });
+});
+
 describe('http/protobuf, the default protocol', () => {
   it('exports a protobuf body to /v1/traces, and flushes it at shutdown', async () => {
     const protobuf = await startOtlpReceiver();
