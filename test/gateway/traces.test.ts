@@ -382,7 +382,7 @@ describe('http/protobuf, the default protocol', () => {
     expect(protobuf.exports.map(({ path, contentType }) => [path, contentType])).toEqual([
       ['/v1/traces', 'application/x-protobuf'],
     ]);
-    const [{ body }] = protobuf.exports as [{ body: Buffer }];
+    const { body } = protobuf.exports[0]!;
     // Protobuf keeps ids as raw bytes and strings as UTF-8.
     expect(body.includes(Buffer.from(CALLER.traceId, 'hex'))).toBe(true);
     expect(body.includes(Buffer.from('business-signals-gateway'))).toBe(true);
