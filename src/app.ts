@@ -7,6 +7,7 @@ import { schema, subgraphSchema } from './schema/index.js';
 import { maskError } from './errors.js';
 import { createEstimator } from './estimate/estimate-operation.js';
 import type { Upstream } from './upstream/create-upstream.js';
+import type { LiveDeps } from './live/live-subscriptions.js';
 import { useAuthentication } from './plugins/use-authentication.js';
 import { useCreditBudget } from './plugins/use-credit-budget.js';
 import { useUpstreamSession } from './plugins/use-upstream-session.js';
@@ -55,6 +56,8 @@ export interface AppDeps {
    * (`CREDIT_QUOTA` or `JWT_QUOTA_CLAIM`); absent, no quotas.
    */
   quotas?: CreditQuotaOptions;
+  /** What subscriptions share (pollers, open feeds); absent, the schema's subscriptions refuse. */
+  live?: LiveDeps;
   /** True once the process has begun to shut down (main.ts); never, without it. */
   shuttingDown?: () => boolean;
   /** Where the operation lines and Yoga's own messages go; absent, nowhere. */
@@ -98,7 +101,7 @@ query LatestFunding {
 `;
 
 /** Where the plain graph is served. */
-const GRAPHQL_PATH = '/graphql';
+export const GRAPHQL_PATH = '/graphql';
 
 /** The parts of the app both GraphQL endpoints share. */
 interface Shared {
@@ -135,17 +138,24 @@ function graphqlServer(
     graphiql: false,
     // Checked by useRequestBodyLimit, at a fraction of the cost.
     maxRequestBodySize: false,
-    context: ({ request }) => {
-      // Always there (useAuthentication runs first); were it not, no key would be sent.
-      const caller = callers.get(request);
-      return createContext(config, deps.upstream.shared, {
-        apiKey: caller?.upstreamKey ?? null,
-        principal: caller?.principal ?? null,
-        creditQuota: caller?.quota ?? config.creditQuota,
-        signal: request.signal,
-        fresh: wantsFresh(request.headers),
-        trace: traces?.get(request)?.upstream,
-      });
+    context: (initial) => {
+      const { request } = initial;
+      // Always there (useAuthentication runs first, or the WebSocket server resolved it from
+      // connection_init); were it not, no key would be sent.
+      const caller = (initial as { caller?: Caller }).caller ?? callers.get(request);
+      return createContext(
+        config,
+        deps.upstream.shared,
+        {
+          apiKey: caller?.upstreamKey ?? null,
+          principal: caller?.principal ?? null,
+          creditQuota: caller?.quota ?? config.creditQuota,
+          signal: request.signal,
+          fresh: wantsFresh(request.headers),
+          trace: traces?.get(request)?.upstream,
+        },
+        deps.live,
+      );
     },
     maskedErrors: { maskError },
     cors: false,
@@ -175,6 +185,7 @@ function graphqlServer(
       useCreditBudget({
         estimate,
         defaultBudget: config.creditBudgetDefault,
+        subscriptionBudget: config.subscriptionBudgetDefault,
         maxBudget: config.creditBudgetMax,
         maxRecords: config.maxResponseRecords,
         maxRequests: config.maxUpstreamRequests,

@@ -51,6 +51,12 @@ export const settings = {
     4500,
     'port of the in-process sandbox when `UPSTREAM_URL` is unset',
   ),
+  sandboxTrickleSeconds: setting(
+    'SANDBOX_TRICKLE_SECONDS',
+    integer(0, 86_400),
+    20,
+    'seconds between the events the in-process sandbox adds (a funding round, an executive move or an acquisition, discovered now), so that subscriptions show live data; 0 adds none',
+  ),
   upstreamTimeoutMs: setting(
     'UPSTREAM_TIMEOUT_MS',
     integer(1, 600_000),
@@ -129,6 +135,18 @@ export const settings = {
     10_000,
     'the largest budget a request may ask for in `X-Credit-Budget` (a larger one is lowered to it)',
   ),
+  pollIntervalSeconds: setting(
+    'POLL_INTERVAL_SECONDS',
+    integer(1, 86_400),
+    30,
+    'subscriptions: how often each poller asks the service for events newer than the last it saw (one poller per workspace, endpoint and filters, shared by their subscribers)',
+  ),
+  subscriptionBudgetDefault: setting(
+    'SUBSCRIPTION_BUDGET_DEFAULT',
+    integer(0, 'CREDIT_BUDGET_MAX'),
+    1_000,
+    'credits one subscription may spend (a credit per record delivered, plus any nested lookups) when it sends no `X-Credit-Budget`; then it ends with `CREDIT_BUDGET_EXHAUSTED`',
+  ),
   maxUpstreamRequests: setting(
     'MAX_UPSTREAM_REQUESTS',
     integer(1, 1_000_000),
@@ -176,6 +194,12 @@ export const settings = {
     integer(0, 86_400),
     60,
     'how long an upstream page is served again from the cache, per API key (repeats cost no credits); 0 turns the cache off, and the joining of concurrent requests with it',
+  ),
+  cacheStaleSeconds: setting(
+    'CACHE_STALE_SECONDS',
+    integer(0, 86_400),
+    300,
+    'how long past its TTL a cached page is kept, to answer in its place when the service is down (5xx, timeout, refused or reset connection, breaker open; never a 4xx), for no credit and listed in `extensions.stale`; `Cache-Control: no-cache` refuses it. 0 turns it off',
   ),
   cacheMaxMb: setting(
     'CACHE_MAX_MB',

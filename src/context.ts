@@ -6,6 +6,7 @@ import { RecordStore } from './nodes/record-store.js';
 import type { SharedPipeline } from './upstream/operation-call.js';
 import { UpstreamSession } from './upstream/upstream-session.js';
 import type { UpstreamTrace } from './upstream/upstream-trace.js';
+import { LiveSubscription, type LiveDeps } from './live/live-subscriptions.js';
 
 /** What every resolver gets: this operation's upstream session, records and settings. */
 export interface Context {
@@ -31,6 +32,11 @@ export interface Context {
    * keeps the records already paid for. Added to the response's `errors` after execution.
    */
   fieldErrors: GraphQLError[];
+  /**
+   * The operation's subscription, when the gateway serves them: started by a `Subscription`
+   * field; each payload gets a fresh `upstream` session and record store.
+   */
+  live: LiveSubscription | null;
 }
 
 /** The caller's key from `X-API-Key`, or else `Authorization: Bearer <key>`; null if neither. */
@@ -70,20 +76,54 @@ export interface RequestFacts {
   trace?: UpstreamTrace;
 }
 
-/** Builds the context of one operation; the upstream key lives here and nowhere else. */
+/**
+ * Builds the context of one operation; the upstream key lives here and nowhere else. With `live`,
+ * the operation can be a subscription (see `LiveSubscription`).
+ */
 export function createContext(
   config: Config,
   shared: SharedPipeline,
   request: RequestFacts,
+  live?: LiveDeps,
 ): Context {
   const { principal, creditQuota = null, ...facts } = request;
-  const upstream: UpstreamSession = new UpstreamSession(shared, {
-    concurrency: config.upstreamConcurrency,
-    maxRequests: config.maxUpstreamRequests,
-    ...facts,
-    deadlineMs: config.operationTimeoutMs,
-    onPage: (endpoint, data) => records.remember(endpoint, data),
-  });
-  const records = new RecordStore(upstream);
-  return { config, principal, creditQuota, quota: null, upstream, records, fieldErrors: [] };
+  const open = (): UpstreamSession => {
+    const session: UpstreamSession = new UpstreamSession(shared, {
+      concurrency: config.upstreamConcurrency,
+      maxRequests: config.maxUpstreamRequests,
+      ...facts,
+      deadlineMs: config.operationTimeoutMs,
+      onPage: (endpoint, data) => context.records.remember(endpoint, data),
+    });
+    return session;
+  };
+  const upstream = open();
+  const context: Context = {
+    config,
+    principal,
+    creditQuota,
+    quota: null,
+    upstream,
+    records: new RecordStore(upstream),
+    fieldErrors: [],
+    live: null,
+  };
+  if (live) {
+    context.live = new LiveSubscription(live, {
+      config,
+      apiKey: facts.apiKey ?? '',
+      principal,
+      creditQuota,
+      signal: facts.signal,
+      session: () => context.upstream,
+      renew: () => {
+        const session = open();
+        context.upstream = session;
+        context.records = new RecordStore(session);
+        context.fieldErrors = [];
+        return session;
+      },
+    });
+  }
+  return context;
 }

@@ -1,5 +1,8 @@
 import { createApp, type App } from './app.js';
-import { createAuthenticator } from './auth/create-authenticator.js';
+import { createAuthenticator, type Authenticate } from './auth/create-authenticator.js';
+import { PollerRegistry } from './live/poller-registry.js';
+import { RedisLeases } from './live/redis-leases.js';
+import type { LiveDeps } from './live/live-subscriptions.js';
 import { sharedRedisUrl, type Config } from './config.js';
 import { silentLogger, type Logger } from './logging/create-logger.js';
 import { upstreamLog } from './logging/upstream-log.js';
@@ -12,6 +15,9 @@ import { createQuotaStore } from './quota/create-quota-store.js';
 import type { QuotaObserver } from './quota/quota-store.js';
 import { observeAll } from './upstream/upstream-observer.js';
 import { loadTracer } from './tracing/load-tracer.js';
+
+/** The shortest lease of a shared poller: a dead holder's pollers are taken over after it. */
+const LEASE_MIN_MS = 3_000;
 
 /** How long the gateway waits for Redis at boot before it starts without the shared cache. */
 const REDIS_CONNECT_MS = 3_000;
@@ -43,7 +49,14 @@ export interface Gateway {
   readonly metrics: GatewayMetrics | undefined;
   /** The text of `/metrics` (in a cluster, every worker's); absent with `METRICS=off`. */
   readonly scrape: (() => Promise<string>) | undefined;
-  /** From now on `/readyz` answers 503 and responses say `Connection: close`. */
+  /** Resolves a request's caller from its headers (the WebSocket server's connection_init too). */
+  readonly authenticate: Authenticate;
+  /** What subscriptions share: the pollers and the open feeds. */
+  readonly live: LiveDeps;
+  /**
+   * From now on `/readyz` answers 503, responses say `Connection: close`, and every subscription
+   * completes.
+   */
   beginShutdown(): void;
   /** Closes the upstream pool and the shared cache, flushes the traces, stops the log's timers. */
   close(): Promise<void>;
@@ -72,6 +85,7 @@ export function upstreamOptions(
     breaker: { failureThreshold: config.breakerFailures, openMs: config.breakerOpenMs },
     cache: {
       ttlMs: config.cacheTtlSeconds * 1000,
+      staleMs: config.cacheStaleSeconds * 1000,
       maxBytes: config.cacheMaxMb * 1024 * 1024,
       url: sharedRedisUrl(config),
       secret: config.cursorSecret,
@@ -107,6 +121,42 @@ function quotaOptions(
     observer,
   });
   return { store, observer };
+}
+
+/**
+ * What subscriptions share: one poller per (workspace, event list, filters) on this instance,
+ * polling every `POLL_INTERVAL_SECONDS`, each poll bounded by `OPERATION_TIMEOUT_MS`; its events
+ * counted in the metrics, its faults logged (never the key).
+ */
+function liveDeps(
+  config: Config,
+  upstream: Upstream,
+  quotas: CreditQuotaOptions | undefined,
+  logger: Logger,
+  metrics: GatewayMetrics | undefined,
+  shuttingDown: () => boolean,
+  leases: RedisLeases | undefined,
+): LiveDeps {
+  const warn = throttled((message) => logger.warn(message));
+  const registry = new PollerRegistry({
+    leases,
+    shared: upstream.shared,
+    intervalMs: config.pollIntervalSeconds * 1000,
+    pollTimeoutMs: config.operationTimeoutMs,
+    events: {
+      changed: (pollers, subscribers) => metrics?.live.changed?.(pollers, subscribers),
+      polled: (endpoint, records, fresh, credits) =>
+        metrics?.live.polled?.(endpoint, records, fresh, credits),
+      failed(endpoint, error, delayMs) {
+        metrics?.live.failed?.(endpoint, error, delayMs);
+        const code = (error as { code?: string }).code ?? 'UNEXPECTED';
+        warn(
+          `subscriptions: a poll of ${endpoint} failed (${code}); next in ${Math.round(delayMs / 1000)} s`,
+        );
+      },
+    },
+  });
+  return { registry, quotas, feeds: new Set(), shuttingDown };
 }
 
 /**
@@ -149,10 +199,22 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
       ? joinClusterMetrics(metrics.registry)
       : () => metrics.scrape()
     : undefined;
+  const authenticate = createAuthenticator(config);
   let shuttingDown = false;
+  const leases = redisUrl
+    ? new RedisLeases({
+        url: redisUrl,
+        upstream: parts.upstreamUrl,
+        secret: config.cursorSecret,
+        ttlMs: Math.max(3 * config.pollIntervalSeconds * 1000, LEASE_MIN_MS),
+        onError: throttled((message) => logger.warn(message)),
+      })
+    : undefined;
+  await leases?.ready(REDIS_CONNECT_MS);
+  const live = liveDeps(config, upstream, quotas, logger, metrics, () => shuttingDown, leases);
   const { app, subgraph: subgraphApp } = createApp(config, {
     upstream,
-    authenticate: createAuthenticator(config),
+    authenticate,
     graphiqlApiKey: parts.graphiqlApiKey,
     shuttingDown: () => shuttingDown,
     logger,
@@ -160,6 +222,7 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
     scrapeMetrics: metricsOnPublicPort(config) ? scrape : undefined,
     quotas,
     tracer,
+    live,
   });
   return {
     app,
@@ -167,12 +230,24 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
     upstream,
     metrics,
     scrape,
+    authenticate,
+    live,
     beginShutdown() {
       shuttingDown = true;
+      // Every subscription completes now (a `complete` message, the SSE stream closed), so that
+      // its connection does not hold the server open until the grace period ends.
+      for (const feed of [...live.feeds]) feed.close();
+      live.registry.close();
     },
     async close() {
+      live.registry.close();
       log.close();
-      await Promise.all([upstream.close(), quotas?.store.close(), tracer?.shutdown()]);
+      await Promise.all([
+        upstream.close(),
+        quotas?.store.close(),
+        leases?.close(),
+        tracer?.shutdown(),
+      ]);
     },
   };
 }

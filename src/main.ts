@@ -30,9 +30,17 @@ async function main() {
   let upstreamUrl = config.upstreamUrl;
   let sandbox: Awaited<ReturnType<typeof startSandbox>> | undefined;
   if (!upstreamUrl) {
-    sandbox = await startSandbox({ port: config.sandboxPort, quiet: true });
+    const trickleMs = config.sandboxTrickleSeconds * 1000;
+    sandbox = await startSandbox({
+      port: config.sandboxPort,
+      quiet: true,
+      trickle: trickleMs > 0 ? { everyMs: trickleMs } : undefined,
+    });
     upstreamUrl = sandbox.url;
-    logger.info({ sandbox: sandbox.url }, 'UPSTREAM_URL is not set: serving the local sandbox');
+    logger.info(
+      { sandbox: sandbox.url, trickleSeconds: config.sandboxTrickleSeconds },
+      'UPSTREAM_URL is not set: serving the local sandbox',
+    );
     logger.info(`sandbox demo key (public, local only): ${sandbox.keys.demo}`);
   }
   const graphiqlApiKey = sandbox?.keys.demo;

@@ -2,6 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { Config } from './config.js';
 import { createGateway, type Gateway, type GatewayParts } from './create-gateway.js';
 import { serveMetrics } from './metrics/serve-metrics.js';
+import { serveWebSocket } from './live/serve-websocket.js';
+import { silentLogger } from './logging/create-logger.js';
+import { GRAPHQL_PATH } from './app.js';
 
 /** A gateway listening on `PORT`. */
 export interface ServingGateway {
@@ -16,6 +19,9 @@ export interface ServingGateway {
    */
   shutdown(): Promise<void>;
 }
+
+/** While shutting down, how often connections that became idle are closed. */
+const IDLE_CHECK_MS = 50;
 
 /** How often the server looks for requests past their timeouts (Node's default is 30 s). */
 const TIMEOUT_CHECK_MS = 1_000;
@@ -62,6 +68,14 @@ export async function serveGateway(config: Config, parts: GatewayParts): Promise
       ? await serveMetrics(config.metricsPort, config.host, gateway.scrape)
       : undefined;
   const server = listenerFor(gateway.app, config);
+  // Subscriptions over WebSocket (graphql-transport-ws) on the same path as HTTP's /graphql.
+  const webSocket = serveWebSocket(server, {
+    app: gateway.app,
+    authenticate: gateway.authenticate,
+    trustedDocuments: config.trustedDocuments,
+    logger: parts.logger ?? silentLogger(),
+    path: GRAPHQL_PATH,
+  });
   await listen(server, config.port, config.host);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -77,17 +91,26 @@ export async function serveGateway(config: Config, parts: GatewayParts): Promise
     port,
     shutdown() {
       closing ??= (async () => {
+        // Subscriptions complete first (SSE streams end, WebSocket `complete` messages go out).
         gateway.beginShutdown();
         const servers = subgraphServer ? [server, subgraphServer] : [server];
         const closed = Promise.all(
           servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))),
         );
         for (const s of servers) s.closeIdleConnections();
+        // A connection whose response ends later (a completed SSE stream, an operation in
+        // flight) is closed once idle, not left to the grace period.
+        const idle = setInterval(() => {
+          for (const s of servers) s.closeIdleConnections();
+        }, IDLE_CHECK_MS);
+        idle.unref();
         const grace = setTimeout(() => {
           for (const s of servers) s.closeAllConnections();
         }, config.shutdownGraceMs);
         grace.unref();
+        await webSocket.close();
         await closed;
+        clearInterval(idle);
         clearTimeout(grace);
         metricsServer?.close();
         await gateway.close();

@@ -105,7 +105,7 @@ export const errorCatalogue = {
   UPSTREAM_UNAVAILABLE: {
     raisedBy: ['gateway'],
     retryable: true,
-    when: 'the service was unreachable, timed out, failed (5xx), or answered an unknown code or a malformed body, after the retries; or the circuit breaker is open (nothing is sent)',
+    when: `the service was unreachable, timed out, failed (5xx), or answered an unknown code or a malformed body, after the retries; or the circuit breaker is open (nothing is sent); and no cached page of the same request, expired less than \`${settings.cacheStaleSeconds.env}\` ago, could answer instead (see [The page cache](#the-page-cache))`,
     extensions: '`upstreamStatus`, `requestId` when known; `retryAfter` when the breaker is open',
   },
   OPERATION_TIMEOUT: {
@@ -130,7 +130,7 @@ export const errorCatalogue = {
   CREDIT_BUDGET_EXHAUSTED: {
     raisedBy: ['gateway'],
     retryable: false,
-    when: "the operation spent its budget while running: this field's rest was not fetched (a list returns what it has)",
+    when: "the operation spent its budget while running: this field's rest was not fetched (a list returns what it has); a subscription ends with it once its budget is spent (see [Live signals](#live-signals-subscriptions))",
   },
   UPSTREAM_REQUESTS_EXCEEDED: {
     raisedBy: ['gateway'],

@@ -11,6 +11,25 @@ export interface EstimateSettings {
   secret: string;
 }
 
+/** What the service charges for each record a response returns. */
+export const CREDITS_PER_RECORD = 1;
+
+/**
+ * The fields of a connection's object type that hold its records, `first` items each (the Relay
+ * plugin's names); its other fields (`pageInfo`) hold none.
+ */
+export const CONNECTION_RECORD_FIELDS = ['edges', 'nodes'] as const;
+
+/**
+ * What the schema's cost directives state of a lookup (`@cost`, and `@listSize` for a list), for
+ * tools that read the schema rather than the arguments: the largest `assumedCost` any record it
+ * may return can have (whatever the id's type and hints), and for a list, the most records.
+ */
+export interface LookupWorstCase {
+  readonly assumedCost: number;
+  readonly records?: number;
+}
+
 /** A record a lookup may return, and what finding it costs. */
 export interface LookupTarget {
   /** The object type of the record: an id names its type. */
@@ -25,23 +44,30 @@ export interface LookupTarget {
 export type CreditCost =
   /**
    * A Relay connection over an upstream list: `first` (or the default) records plus, after a
-   * cursor inside an upstream page, the records it re-reads up to that position. Its `edges` and
-   * `nodes` hold `first` items.
+   * cursor inside an upstream page, the records it re-reads up to that position, each
+   * {@link CREDITS_PER_RECORD}. Its {@link CONNECTION_RECORD_FIELDS} hold `first` items.
    */
   | { readonly kind: 'connection' }
   /**
    * A lookup by id or key: the records it may return, from its arguments, each with its cost (the
-   * estimate counts its `assumedCost`).
+   * estimate counts its `assumedCost`), and its worst case for the schema's directives (absent
+   * where no printed schema shows the field: `_entities`, which routers cost themselves).
    */
   | {
       readonly kind: 'lookup';
       targets(args: Record<string, unknown>, settings: EstimateSettings): readonly LookupTarget[];
+      readonly worstCase?: LookupWorstCase;
     }
   /**
    * A list of references embedded in a record (a round's investors), whose length the service
    * does not bound: `assumedSize` items are counted (as `@listSize(assumedSize:)` does), and each
    * costs `load` when a field beyond `free` is asked (it loads the record).
    */
+  /**
+   * A subscription's event: one record per payload, a credit against the subscription's budget,
+   * plus what its nested fields cost. The estimate is per payload.
+   */
+  | { readonly kind: 'event' }
   | {
       readonly kind: 'references';
       readonly assumedSize: number;

@@ -1,12 +1,10 @@
 import {
   getDirectiveValues,
   getNamedType,
-  getNullableType,
   getOperationAST,
   GraphQLIncludeDirective,
   GraphQLSkipDirective,
   isAbstractType,
-  isListType,
   isObjectType,
   Kind,
   type DocumentNode,
@@ -22,7 +20,12 @@ import { peekPosition } from '../pagination/cursor-codec.js';
 import { lookupRequests } from '../nodes/lookup-cost.js';
 import { pageSize } from '../pagination/resolve-upstream-connection.js';
 import { UPSTREAM_MAX_LIMIT } from '../upstream/build-query.js';
-import { creditCostOf, type EstimateSettings } from './credit-cost.js';
+import {
+  CONNECTION_RECORD_FIELDS,
+  CREDITS_PER_RECORD,
+  creditCostOf,
+  type EstimateSettings,
+} from './credit-cost.js';
 
 /** What an operation is expected to cost, and how many records its answer is expected to hold. */
 export interface Estimate {
@@ -65,8 +68,15 @@ class Walk {
     readonly settings: EstimateSettings,
   ) {}
 
-  /** The estimate of `sets` selected on one object of `type`; `listSize` sizes its lists. */
-  selection(type: GraphQLObjectType, sets: readonly SelectionSetNode[], listSize = 1): Estimate {
+  /**
+   * The estimate of `sets` selected on one object of `type`; on a connection's type, its
+   * {@link CONNECTION_RECORD_FIELDS} hold `pageItems` items each.
+   */
+  selection(
+    type: GraphQLObjectType,
+    sets: readonly SelectionSetNode[],
+    pageItems?: number,
+  ): Estimate {
     let credits = 0;
     let records = 0;
     let requests = 0;
@@ -85,7 +95,7 @@ class Walk {
         if (first === 0 || !isObjectType(named)) continue;
         const within = this.selection(named, subSets, first);
         const read = first + this.#reread(args.after);
-        credits += read + within.credits;
+        credits += read * CREDITS_PER_RECORD + within.credits;
         records += within.records;
         requests += Math.ceil(read / UPSTREAM_MAX_LIMIT) + within.requests;
       } else if (cost?.kind === 'lookup') {
@@ -98,6 +108,12 @@ class Walk {
           records += 1 + within.records;
           requests += lookupRequests(target.cost) + within.requests;
         }
+      } else if (cost?.kind === 'event') {
+        if (!isObjectType(named)) continue;
+        const within = this.selection(named, subSets);
+        credits += 1 + within.credits;
+        records += 1 + within.records;
+        requests += within.requests;
       } else if (cost?.kind === 'references') {
         if (!isObjectType(named)) continue;
         const within = this.selection(named, subSets);
@@ -107,8 +123,8 @@ class Walk {
         records += cost.assumedSize * (1 + within.records);
         requests += cost.assumedSize * ((loads ? lookupRequests(cost.load) : 0) + within.requests);
       } else if (isObjectType(named)) {
-        // An embedded object, or the `edges`/`nodes` of a connection (`listSize` of them).
-        const items = isListType(getNullableType(field.type)) ? listSize : 1;
+        // An embedded object, or the `edges`/`nodes` of a connection (`first` of them).
+        const items = pageItems !== undefined && isRecordField(field.name) ? pageItems : 1;
         const within = this.selection(named, subSets);
         credits += items * within.credits;
         records += items * ((isNode(named) ? 1 : 0) + within.records);
@@ -199,6 +215,10 @@ function selectionSets(nodes: readonly FieldNode[]): SelectionSetNode[] {
   return sets;
 }
 
+function isRecordField(name: string): boolean {
+  return (CONNECTION_RECORD_FIELDS as readonly string[]).includes(name);
+}
+
 function isNode(type: GraphQLObjectType): boolean {
   return type.getInterfaces().some((i) => i.name === 'Node');
 }
@@ -241,9 +261,11 @@ export function createEstimator(schema: GraphQLSchema, settings: EstimateSetting
   ): Estimate {
     const plan = planOf(document, operationName);
     const { operation } = plan;
-    if (!operation || operation.operation !== 'query') return NOTHING;
+    // A subscription is estimated per payload: its record, and its nested fields.
+    if (!operation || operation.operation === 'mutation') return NOTHING;
     if (plan.fixed) return plan.fixed;
-    const root = schema.getQueryType();
+    const root =
+      operation.operation === 'query' ? schema.getQueryType() : schema.getSubscriptionType();
     if (!root) return NOTHING;
     const result = new Walk(schema, plan.fragments, variables, settings).selection(root, [
       operation.selectionSet,

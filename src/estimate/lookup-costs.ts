@@ -2,7 +2,7 @@ import type { EntityKeys, Representation } from '../nodes/entity-keys.js';
 import { isUuid } from '../nodes/global-id.js';
 import type { LookupCost } from '../nodes/lookup-cost.js';
 import type { NodeType } from '../nodes/node-type.js';
-import { entityKeysByType, lookupOfGlobalId } from '../nodes/node-types.js';
+import { entityKeysByType, lookupOfGlobalId, NODE_TYPE_LIST } from '../nodes/node-types.js';
 import { exactlyOne, LOOKUP_KEYS, MAX_NODE_IDS, type LookupKey } from '../schema/field-helpers.js';
 import { creditCostExtension, type LookupTarget } from './credit-cost.js';
 
@@ -17,10 +17,14 @@ function targetOfId(
   return lookup?.typename === node.typename ? [lookup] : [];
 }
 
+/** The largest `assumedCost` a lookup by a global id of any node type can have. */
+const ANY_NODE_ASSUMED_COST = Math.max(...NODE_TYPE_LIST.map((node) => node.largestAssumedCost()));
+
 /**
  * The cost of a lookup field that takes exactly one of `id`, `uuid` or `domain` (`company`,
  * `investor`, `person`): what its node type's `find` costs for that id, or `byDomain`. Any
- * other combination is refused before it spends: nothing.
+ * other combination is refused before it spends: nothing. Its worst case is the larger of the
+ * two, whatever the id's hints.
  */
 export function keyedLookupCost<
   T extends { id: string },
@@ -30,6 +34,9 @@ export function keyedLookupCost<
   const anyNode = node as unknown as NodeType<{ id: string }, string, { id: string }>;
   return creditCostExtension({
     kind: 'lookup',
+    worstCase: {
+      assumedCost: Math.max(node.largestAssumedCost(), byDomain?.assumedCost ?? 0),
+    },
     targets(args, { secret }) {
       let key: LookupKey;
       let value: string;
@@ -49,15 +56,20 @@ export function keyedLookupCost<
 /** The cost of `Query.node`: the lookup its id's type does. */
 export const NODE_LOOKUP_COST = creditCostExtension({
   kind: 'lookup',
+  worstCase: { assumedCost: ANY_NODE_ASSUMED_COST },
   targets: (args, { secret }) => {
     const lookup = lookupOfGlobalId(String(args.id), secret);
     return lookup ? [lookup] : [];
   },
 });
 
-/** The cost of `Query.nodes`: one lookup per id (a repeated id is counted each time). */
+/**
+ * The cost of `Query.nodes`: one lookup per id (a repeated id is counted each time); at worst
+ * {@link MAX_NODE_IDS} of them.
+ */
 export const NODES_LOOKUP_COST = creditCostExtension({
   kind: 'lookup',
+  worstCase: { assumedCost: ANY_NODE_ASSUMED_COST, records: MAX_NODE_IDS },
   targets: (args, { secret }) => {
     const targets: LookupTarget[] = [];
     const ids = (args.ids as readonly string[] | null) ?? [];

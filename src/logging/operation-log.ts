@@ -19,6 +19,7 @@ export function operationLog(logger: Logger): (report: OperationReport) => void 
         creditsSaved: report.creditsSaved,
         creditsUncertain: report.creditsUncertain || undefined,
         creditsEstimate: report.creditsEstimate,
+        stale: report.stalePages || undefined,
         codes: report.codes.length > 0 ? report.codes : undefined,
         traceId: report.traceId,
       },

@@ -1,4 +1,5 @@
 import type { QuotaObserver } from '../quota/quota-store.js';
+import type { LiveEvents } from '../live/poller-registry.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { OperationReport } from '../plugins/use-operation-report.js';
 import type { BreakerState } from '../upstream/circuit-breaker.js';
@@ -41,6 +42,8 @@ export class GatewayMetrics {
   readonly upstream: UpstreamObserver;
   /** The credit quotas' events (the log line of a fallback is the gateway's, not this). */
   readonly quota: Omit<QuotaObserver, 'fellBack'> & { fellBack(): void };
+  /** The subscriptions' pollers: how many, their polls, records and credits. */
+  readonly live: LiveEvents;
   readonly #operationNames = new BoundedNames(MAX_OPERATION_NAMES);
   readonly #codes = new BoundedNames(MAX_ERROR_CODES, 'NONE');
   readonly #operations: Counter<'operation' | 'outcome'>;
@@ -112,8 +115,14 @@ export class GatewayMetrics {
     });
     const creditsSaved = new Counter({
       name: 'gateway_credits_saved_total',
-      help: 'Credits the pages served without a request would have cost, by endpoint and source (cache, joined)',
+      help: 'Credits the pages served without a request would have cost, by endpoint and source (cache, joined, stale)',
       labelNames: ['endpoint', 'source'],
+      registers,
+    });
+    const stalePages = new Counter({
+      name: 'gateway_stale_pages_total',
+      help: 'Pages served past their TTL because the service was down (CACHE_STALE_SECONDS), by endpoint',
+      labelNames: ['endpoint'],
       registers,
     });
     const cacheLookups = new Counter({
@@ -189,6 +198,51 @@ export class GatewayMetrics {
       fellBack: () => quotaFallbacks.inc(),
     };
 
+    const livePollers = new Gauge({
+      name: 'gateway_subscription_pollers',
+      help: 'Pollers running on this instance: one per workspace, event list and filters',
+      registers: [registry],
+    });
+    const liveSubscribers = new Gauge({
+      name: 'gateway_subscription_subscribers',
+      help: 'Subscriptions open on this instance',
+      registers: [registry],
+    });
+    const livePolls = new Counter({
+      name: 'gateway_subscription_polls_total',
+      help: 'Polls of the service for new events (each with its pages), by outcome',
+      labelNames: ['endpoint', 'outcome'],
+      registers: [registry],
+    });
+    const liveRecords = new Counter({
+      name: 'gateway_subscription_records_total',
+      help: 'Records the polls returned: new ones (delivered), and repeats (returned again through their announcement date, charged again, not delivered)',
+      labelNames: ['endpoint', 'kind'],
+      registers: [registry],
+    });
+    const liveCredits = new Counter({
+      name: 'gateway_subscription_credits_total',
+      help: 'Credits the polls were charged, once per poller whatever the number of subscribers',
+      labelNames: ['endpoint'],
+      registers: [registry],
+    });
+    this.live = {
+      changed(pollers, subscribers) {
+        livePollers.set(pollers);
+        liveSubscribers.set(subscribers);
+      },
+      polled(endpoint, records, fresh, credits) {
+        const label = endpoint;
+        livePolls.inc({ endpoint: label, outcome: 'ok' });
+        if (fresh > 0) liveRecords.inc({ endpoint: label, kind: 'new' }, fresh);
+        if (records > fresh) liveRecords.inc({ endpoint: label, kind: 'repeat' }, records - fresh);
+        if (credits > 0) liveCredits.inc({ endpoint: label }, credits);
+      },
+      failed(endpoint) {
+        livePolls.inc({ endpoint, outcome: 'failed' });
+      },
+    };
+
     this.upstream = {
       exchange(exchange) {
         requests.inc({ endpoint: exchange.endpoint, status: statusClass(exchange) });
@@ -198,6 +252,7 @@ export class GatewayMetrics {
       },
       served(endpoint, credits, source) {
         if (source === 'cache') cacheLookups.inc({ result: 'hit' });
+        if (source === 'stale') stalePages.inc({ endpoint });
         if (credits > 0) creditsSaved.inc({ endpoint, source }, credits);
       },
       cacheMiss: () => cacheLookups.inc({ result: 'miss' }),

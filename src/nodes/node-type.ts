@@ -117,6 +117,23 @@ export class NodeType<
     return this.#definition.findCost(id);
   }
 
+  /**
+   * The largest `assumedCost` of {@link findCost} over every id of this type: its hints are each
+   * present or absent (a record without a domain is issued an id without it), and the cost
+   * depends on which are present, not on their values.
+   */
+  largestAssumedCost(): number {
+    let largest = 0;
+    for (let present = 0; present < 2 ** this.#hintNames.length; present++) {
+      const id: Record<string, string> = { uuid: 'any' };
+      this.#hintNames.forEach((name, i) => {
+        if (present & (2 ** i)) id[name] = 'any';
+      });
+      largest = Math.max(largest, this.findCost(id as NodeId<H>).assumedCost);
+    }
+    return largest;
+  }
+
   /** Hands the records embedded in `record` to `prime`. */
   embeds(record: T, prime: Prime): void {
     this.#definition.embeds?.(record, prime);

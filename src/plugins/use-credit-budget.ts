@@ -1,4 +1,4 @@
-import { GraphQLError } from 'graphql';
+import { GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import type { Context } from '../context.js';
 import { ErrorCode, gatewayError } from '../errors.js';
@@ -10,6 +10,8 @@ export interface CreditBudgetOptions {
   estimate: Estimator;
   /** The budget of a request without `X-Credit-Budget`. */
   defaultBudget: number;
+  /** The budget of a subscription without `X-Credit-Budget` (`SUBSCRIPTION_BUDGET_DEFAULT`). */
+  subscriptionBudget: number;
   /** The largest budget a request may ask for; a larger one is lowered to it. */
   maxBudget: number;
   /** The most records an answer may hold by the estimate. */
@@ -24,9 +26,13 @@ export const BUDGET_HEADER = 'x-credit-budget';
 export const ESTIMATE_HEADER = 'x-credit-estimate';
 
 /** The budget a request asks for, lowered to the ceiling; an error for a value that is not one. */
-function budgetOf(header: string | null, options: CreditBudgetOptions): number | GraphQLError {
+function budgetOf(
+  header: string | null,
+  options: CreditBudgetOptions,
+  defaultBudget: number,
+): number | GraphQLError {
   const text = header?.trim();
-  if (!text) return options.defaultBudget;
+  if (!text) return defaultBudget;
   if (!/^\d{1,15}$/.test(text)) {
     return gatewayError(
       ErrorCode.BAD_REQUEST,
@@ -54,61 +60,69 @@ function budgetOf(header: string | null, options: CreditBudgetOptions): number |
 export function useCreditBudget(options: CreditBudgetOptions): Plugin {
   return {
     onExecute({ args, setResultAndStopExecution }) {
-      const context = args.contextValue as Context & YogaInitialContext;
-      const { headers } = context.request;
-      const budget = budgetOf(headers.get(BUDGET_HEADER), options);
-      if (budget instanceof GraphQLError) {
-        setResultAndStopExecution({ errors: [budget] });
-        return;
-      }
-      const variables = coercedVariables(args);
-      // Bad variables are answered by useVariableErrors, which runs first.
-      if (variables.errors) return;
-      const estimate = options.estimate(args.document, args.operationName, variables.coerced);
-      context.upstream.budget.set(budget, estimate.credits);
-      if (headers.get(ESTIMATE_HEADER)?.trim().toLowerCase() === 'only') {
-        setResultAndStopExecution({ data: null });
-        return;
-      }
-      if (estimate.credits > budget) {
-        const raise =
-          budget < options.maxBudget
-            ? `, or send a larger budget in the X-Credit-Budget header (at most ${options.maxBudget})`
-            : '';
-        setResultAndStopExecution({
-          errors: [
-            gatewayError(
-              ErrorCode.CREDIT_BUDGET_EXCEEDED,
-              `This operation is estimated at ${estimate.credits} credits, above its budget of ${budget}. Ask for fewer records (a smaller "first", fewer aliases or less nesting)${raise}.`,
-              { estimate: estimate.credits, budget },
-            ),
-          ],
-        });
-        return;
-      }
-      if (estimate.requests > options.maxRequests) {
-        setResultAndStopExecution({
-          errors: [
-            gatewayError(
-              ErrorCode.UPSTREAM_REQUESTS_EXCEEDED,
-              `This operation could send ${estimate.requests} upstream requests, above the limit of ${options.maxRequests} (MAX_UPSTREAM_REQUESTS). Ask for fewer lookups or fewer lists (fewer ids, aliases or less nesting).`,
-              { requests: estimate.requests, limit: options.maxRequests },
-            ),
-          ],
-        });
-        return;
-      }
-      if (estimate.records > options.maxRecords) {
-        setResultAndStopExecution({
-          errors: [
-            gatewayError(
-              ErrorCode.RESPONSE_TOO_LARGE,
-              `This operation's answer could hold ${estimate.records} records, above the limit of ${options.maxRecords}. Ask for fewer records (a smaller "first", fewer aliases or less nesting).`,
-              { records: estimate.records, limit: options.maxRecords },
-            ),
-          ],
-        });
-      }
+      const refused = admit(args, options, options.defaultBudget);
+      if (refused) setResultAndStopExecution(refused);
+    },
+    // A subscription is estimated per payload, against its own budget (`SUBSCRIPTION_BUDGET_DEFAULT`).
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const refused = admit(args, options, options.subscriptionBudget);
+      if (refused) setResultAndStopExecution(refused);
     },
   };
+}
+
+/** The answer that stops an operation before it runs, or undefined to let it run. */
+function admit(
+  args: ExecutionArgs,
+  options: CreditBudgetOptions,
+  defaultBudget: number,
+): ExecutionResult | undefined {
+  const context = args.contextValue as Context & YogaInitialContext;
+  const { headers } = context.request;
+  const budget = budgetOf(headers.get(BUDGET_HEADER), options, defaultBudget);
+  if (budget instanceof GraphQLError) return { errors: [budget] };
+  const variables = coercedVariables(args);
+  // Bad variables are answered by useVariableErrors, which runs first.
+  if (variables.errors) return undefined;
+  const estimate = options.estimate(args.document, args.operationName, variables.coerced);
+  context.upstream.budget.set(budget, estimate.credits);
+  if (headers.get(ESTIMATE_HEADER)?.trim().toLowerCase() === 'only') return { data: null };
+  if (estimate.credits > budget) {
+    const raise =
+      budget < options.maxBudget
+        ? `, or send a larger budget in the X-Credit-Budget header (at most ${options.maxBudget})`
+        : '';
+    return {
+      errors: [
+        gatewayError(
+          ErrorCode.CREDIT_BUDGET_EXCEEDED,
+          `This operation is estimated at ${estimate.credits} credits, above its budget of ${budget}. Ask for fewer records (a smaller "first", fewer aliases or less nesting)${raise}.`,
+          { estimate: estimate.credits, budget },
+        ),
+      ],
+    };
+  }
+  if (estimate.requests > options.maxRequests) {
+    return {
+      errors: [
+        gatewayError(
+          ErrorCode.UPSTREAM_REQUESTS_EXCEEDED,
+          `This operation could send ${estimate.requests} upstream requests, above the limit of ${options.maxRequests} (MAX_UPSTREAM_REQUESTS). Ask for fewer lookups or fewer lists (fewer ids, aliases or less nesting).`,
+          { requests: estimate.requests, limit: options.maxRequests },
+        ),
+      ],
+    };
+  }
+  if (estimate.records > options.maxRecords) {
+    return {
+      errors: [
+        gatewayError(
+          ErrorCode.RESPONSE_TOO_LARGE,
+          `This operation's answer could hold ${estimate.records} records, above the limit of ${options.maxRecords}. Ask for fewer records (a smaller "first", fewer aliases or less nesting).`,
+          { records: estimate.records, limit: options.maxRecords },
+        ),
+      ],
+    };
+  }
+  return undefined;
 }

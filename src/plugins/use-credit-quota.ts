@@ -23,7 +23,8 @@ export interface QuotaReport {
   windowSeconds: number;
 }
 
-function report(quota: CreditQuota, credits: number): QuotaReport {
+/** The bucket as `extensions.credits.quota` reports it, `credits` being what is left. */
+export function report(quota: CreditQuota, credits: number): QuotaReport {
   return {
     limit: quota.credits,
     remaining: Math.max(0, Math.floor(credits)),
@@ -32,7 +33,8 @@ function report(quota: CreditQuota, credits: number): QuotaReport {
   };
 }
 
-function refusal(quota: CreditQuota, estimate: number, credits: number) {
+/** CREDIT_QUOTA_EXCEEDED for `estimate` when the bucket holds `credits`, with `Retry-After`. */
+export function refusal(quota: CreditQuota, estimate: number, credits: number) {
   const available = Math.max(0, Math.floor(credits));
   const retryAfter = secondsUntil(quota, credits, estimate);
   const per = `${quota.credits} credits per ${quota.windowSeconds} s`;

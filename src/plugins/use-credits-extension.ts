@@ -1,5 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../context.js';
+import type { QuotaReport } from './use-credit-quota.js';
 
 /** What every response reports in `extensions`. */
 export interface CreditExtensions {
@@ -28,6 +29,17 @@ export interface CreditExtensions {
   upstreamRequests: number;
   /** Of those, the ones sent again after a transient fault or a short 429. */
   upstreamRetries: number;
+  /**
+   * Present when pages past their TTL were served because the service was down
+   * (`CACHE_STALE_SECONDS`): one entry per page, in the order served, with its endpoint and how
+   * long ago the service sent it (seconds, to a tenth). Their credits are in `credits.saved`.
+   */
+  stale?: { endpoint: string; ageSeconds: number }[];
+}
+
+/** The quota as `extensions.credits.quota` shows it. */
+function pick({ limit, remaining, restoreRate }: QuotaReport) {
+  return { limit, remaining, restoreRate };
 }
 
 const NOTHING_SPENT: CreditExtensions = {
@@ -54,13 +66,35 @@ export const QUOTA_HEADERS = ['RateLimit-Policy', 'RateLimit', 'Retry-After'] as
 
 /**
  * Adds `extensions.credits` ({ used, saved, remaining, estimate, budget }) and `extensions.upstreamRequests` to every
- * result: from the operation's ledger after execution, and as zero for requests that never reached
+ * result (and `extensions.stale` when pages were served stale): from the operation's ledger after execution, and as zero for requests that never reached
  * execution (a syntax or validation error). Sets {@link CREDIT_HEADERS} on the response.
  */
 export function useCreditsExtension(): Plugin {
   const spent = new WeakMap<Request, CreditExtensions['credits']>();
   const windows = new WeakMap<Request, number>();
   return {
+    // A subscription's payloads: what each cost it, and what the subscription has spent and left.
+    onSubscribe({ args }) {
+      const { live } = args.contextValue as Partial<Context>;
+      if (!live) return undefined;
+      return {
+        onSubscribeResult: () => ({
+          onNext({ result, setResult }) {
+            const figures = live.report();
+            if (!figures) return;
+            const { upstreamRequests, quota, ...credits } = figures;
+            setResult({
+              ...result,
+              extensions: {
+                ...result.extensions,
+                credits: { ...credits, ...(quota ? { quota: pick(quota) } : {}) },
+                upstreamRequests,
+              },
+            });
+          },
+        }),
+      };
+    },
     onExecutionResult({ result, setResult, context }) {
       const upstream = (context as Partial<Context>).upstream;
       if (!upstream || !result || Symbol.asyncIterator in result) return;
@@ -80,6 +114,14 @@ export function useCreditsExtension(): Plugin {
         },
         upstreamRequests: ledger.requests,
         upstreamRetries: ledger.retries,
+        ...(ledger.stale.length > 0
+          ? {
+              stale: ledger.stale.map(({ endpoint, ageMs }) => ({
+                endpoint,
+                ageSeconds: Math.round(ageMs / 100) / 10,
+              })),
+            }
+          : {}),
       };
       setResult({ ...result, extensions: { ...result.extensions, ...extensions } });
     },

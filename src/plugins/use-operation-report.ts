@@ -30,6 +30,8 @@ export interface OperationReport {
   creditsEstimate: number | null;
   /** The trace the request belongs to (32 hex digits), when traces are on. */
   traceId?: string;
+  /** Pages served past their TTL because the service was down (`extensions.stale`). */
+  stalePages: number;
 }
 
 /** A request id kept from the client: printable, no spaces or quotes, at most 128 characters. */
@@ -120,6 +122,7 @@ export function useOperationReport(
         creditsUncertain: ledger?.uncertain ?? 0,
         creditsEstimate: state.session?.budget.estimate ?? null,
         traceId: traceIdOf?.(request),
+        stalePages: ledger?.stale.length ?? 0,
       });
     },
   };

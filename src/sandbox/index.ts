@@ -1,5 +1,13 @@
 export { startSandbox } from './start-sandbox.js';
-export type { Sandbox, SandboxKeys, SandboxOptions } from './start-sandbox.js';
+export type { Sandbox, SandboxKeys, SandboxOptions, Trickle } from './start-sandbox.js';
+export type { LiveEvent } from './event-feed.js';
+export type {
+  EventKind,
+  NewAcquisition,
+  NewEvent,
+  NewExecMove,
+  NewFundingEvent,
+} from './parse-new-events.js';
 export type { RequestLogEntry, Counters, FaultKind } from './request-log.js';
 export type { FaultShares, Latency, ScriptedFault } from './faults.js';
 export type { WorkspaceSpec } from './workspaces.js';

@@ -17,6 +17,8 @@ Usage: npm run sandbox -- [options]
   --exec-moves <n>      exec moves     (default ${DEFAULT_SIZES.execMoves})
   --latency-ms <n>      fixed delay added to every /v1 answer (default 0)
   --jitter-ms <n>       random extra delay, uniform in [0, n) (default 0)
+  --trickle-seconds <s> add one event of a random kind every s seconds, discovered
+                        now (decimals allowed; default 0: none)
   --controls            expose the test controls under /__sandbox/
   --quiet               no access log
   --help                show this help
@@ -27,6 +29,15 @@ function integer(name: string, raw: string | undefined): number | undefined {
   const value = Number(raw);
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value)) {
     throw new RangeError(`--${name} must be a non-negative integer (got "${raw}")`);
+  }
+  return value;
+}
+
+function seconds(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || !Number.isFinite(value)) {
+    throw new RangeError(`--${name} must be a number of seconds >= 0 (got "${raw}")`);
   }
   return value;
 }
@@ -47,6 +58,7 @@ function parseOptions(argv: string[]): SandboxOptions | null {
       'exec-moves': { type: 'string' },
       'latency-ms': { type: 'string' },
       'jitter-ms': { type: 'string' },
+      'trickle-seconds': { type: 'string' },
       controls: { type: 'boolean' },
       quiet: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -67,6 +79,9 @@ function parseOptions(argv: string[]): SandboxOptions | null {
       .map(([key, flag]) => [key, integer(flag, values[flag])] as const)
       .filter(([, value]) => value !== undefined),
   );
+  const trickleSeconds = seconds('trickle-seconds', values['trickle-seconds']) ?? 0;
+  if (trickleSeconds > 0 && trickleSeconds < 0.001)
+    throw new RangeError(`--trickle-seconds must be 0 or at least 0.001 (got "${trickleSeconds}")`);
   return {
     port: integer('port', values.port) ?? 4500,
     host: values.host ?? '127.0.0.1',
@@ -78,6 +93,7 @@ function parseOptions(argv: string[]): SandboxOptions | null {
     },
     controlsOverHttp: values.controls ?? false,
     quiet: values.quiet ?? false,
+    trickle: trickleSeconds > 0 ? { everyMs: trickleSeconds * 1000 } : undefined,
   };
 }
 
@@ -114,7 +130,9 @@ async function main(): Promise<void> {
   );
   console.log(`    ${sandbox.keys.blocked.padEnd(18)} blocked (FORBIDDEN)`);
   if (options.controlsOverHttp)
-    console.log(`  controls: ${sandbox.url}/__sandbox/{log,counters,reset,latency,faults}`);
+    console.log(`  controls: ${sandbox.url}/__sandbox/{log,counters,reset,latency,faults,events}`);
+  if (options.trickle)
+    console.log(`  trickle: one new event every ${options.trickle.everyMs / 1000} s`);
   console.log(
     `  try: curl -H 'X-API-Key: demo-key' '${sandbox.url}/v1/funding-events?limit=2&round=series_a'`,
   );

@@ -54,3 +54,21 @@ export function indexAfter<R>(
   }
   return low;
 }
+
+/** Puts `record` into a sorted list at its place (after any record with an equal key). */
+export function insertSorted<R>(sorted: R[], ordering: Ordering<R>, record: R): void {
+  const at =
+    sorted.length === 0 || ordering.compare(record, sorted[0] as R) < 0
+      ? 0
+      : indexAfter(sorted, ordering, ordering.key(record));
+  sorted.splice(at, 0, record);
+}
+
+/** Takes `record` (the very object) out of a sorted list; false when it is not there. */
+export function removeSorted<R>(sorted: R[], ordering: Ordering<R>, record: R): boolean {
+  let at = indexAfter(sorted, ordering, ordering.key(record)) - 1;
+  while (at >= 0 && sorted[at] !== record && ordering.compare(sorted[at] as R, record) === 0) at--;
+  if (at < 0 || sorted[at] !== record) return false;
+  sorted.splice(at, 1);
+  return true;
+}

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createControlRoutes, type SandboxControls } from './control-routes.js';
 import { createCursorCodec } from './cursor-codec.js';
+import { EventFeed, type EventEndpoints, type LiveEvent } from './event-feed.js';
 import { DEFAULT_SIZES, generateDataset, type DatasetSizes } from './dataset/generate-dataset.js';
 import type { Dataset } from './dataset/records.js';
 import { acquisitionsEndpoint } from './endpoints/acquisitions-endpoint.js';
@@ -31,6 +32,19 @@ export interface SandboxOptions {
   quiet?: boolean;
   /** Expose the test controls under /__sandbox/ (default false: those paths answer 404). */
   controlsOverHttp?: boolean;
+  /**
+   * Add one event of a random kind every `everyMs` milliseconds while running (as
+   * `addEvents({ kind })` would: discovered now, the newest of its list), so that a client
+   * polling with `since` sees new events. Off by default. The timer does not keep the process
+   * alive; `close` stops it.
+   */
+  trickle?: Trickle;
+}
+
+/** A steady trickle of new events. */
+export interface Trickle {
+  /** Milliseconds between two new events (1 to 2^31 - 1). */
+  everyMs: number;
 }
 
 /** The built-in API keys. */
@@ -52,12 +66,18 @@ export interface Sandbox extends SandboxControls {
   /** Base address without trailing slash, e.g. `http://127.0.0.1:4500`. */
   readonly url: string;
   readonly keys: SandboxKeys;
-  /** The generated records (read-only). */
+  /**
+   * The records served (read-only): the generated ones, plus the events added since start or
+   * the last reset at the end of their lists. A new object after each change.
+   */
   readonly data: Dataset;
   /** Every request, oldest first (up to the last 100,000). */
   requestLog(): RequestLogEntry[];
   counters(): Counters;
-  /** Clears log and counters, restores credits and rate-limit windows, clears faults, restores start latency. */
+  /**
+   * Clears log and counters, restores credits and rate-limit windows, clears faults, restores
+   * start latency, and takes out every added event (the seeded world again; a trickle goes on).
+   */
   reset(): void;
   setLatency(latency: Latency): void;
   /** Each share 0..1 of /v1 requests; omitted kinds become 0. */
@@ -70,16 +90,43 @@ export interface Sandbox extends SandboxControls {
   close(): Promise<void>;
 }
 
-/** Builds the five list endpoints over a dataset, keyed by path. */
-export function buildEndpoints(data: Dataset): Map<string, ListEndpoint> {
-  const endpoints = [
-    execMovesEndpoint(data.execMoves),
-    acquisitionsEndpoint(data.acquisitions),
-    fundingEventsEndpoint(data.fundingEvents),
+/** The five list endpoints over a dataset, keyed by path, and the three event lists among them. */
+export function buildEndpoints(data: Dataset): {
+  byPath: Map<string, ListEndpoint>;
+  events: EventEndpoints;
+} {
+  const events: EventEndpoints = {
+    execMoves: execMovesEndpoint(data.execMoves),
+    acquisitions: acquisitionsEndpoint(data.acquisitions),
+    fundingEvents: fundingEventsEndpoint(data.fundingEvents),
+  };
+  const endpoints: ListEndpoint[] = [
+    events.execMoves,
+    events.acquisitions,
+    events.fundingEvents,
     companiesEndpoint(data.companies),
     investorsEndpoint(data.investors),
   ];
-  return new Map(endpoints.map((endpoint) => [endpoint.path, endpoint]));
+  return { byPath: new Map(endpoints.map((endpoint) => [endpoint.path, endpoint])), events };
+}
+
+/** The longest delay a Node timer takes (a longer one fires after 1 ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+function checkTrickle(trickle: Trickle | undefined): void {
+  const ms = trickle?.everyMs;
+  if (trickle && !(typeof ms === 'number' && ms >= 1 && ms <= MAX_TIMER_MS)) {
+    throw new RangeError(
+      `trickle.everyMs must be a number from 1 to ${MAX_TIMER_MS} (got ${String(ms)})`,
+    );
+  }
+}
+
+function describeEvent(event: LiveEvent): string {
+  if ('round' in event) return `funding event ${event.id}: ${event.company.name}, ${event.round}`;
+  if ('person' in event)
+    return `exec move ${event.id}: ${event.person.name}, ${event.moveType} at ${event.company.name}`;
+  return `acquisition ${event.id}: ${event.acquirer.name} acquires ${event.target.name}`;
 }
 
 /**
@@ -91,8 +138,11 @@ export function buildEndpoints(data: Dataset): Map<string, ListEndpoint> {
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const seed = options.seed ?? 42;
   if (!Number.isSafeInteger(seed)) throw new RangeError('seed must be an integer');
-  const data = generateDataset(seed, { ...DEFAULT_SIZES, ...options.sizes });
-  const endpoints = buildEndpoints(data);
+  checkTrickle(options.trickle);
+  const seeded = generateDataset(seed, { ...DEFAULT_SIZES, ...options.sizes });
+  const endpoints = buildEndpoints(seeded);
+  const feed = new EventFeed(seeded, seed, endpoints.events);
+  const quiet = options.quiet ?? false;
   const workspaces = new Workspaces();
   const log = new RequestLog();
   const faults = new FaultInjector(seed, options.latency);
@@ -103,19 +153,21 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       log.clear();
       workspaces.reset();
       faults.reset();
+      feed.reset();
     },
     setLatency: (latency) => faults.setLatency(latency),
     setFaults: (shares) => faults.setFaults(shares),
     scriptFaults: (scripted) => faults.script(scripted),
+    addEvents: ((events: unknown) => feed.add(events)) as SandboxControls['addEvents'],
   };
   const handler = createRequestHandler({
-    endpoints,
+    endpoints: endpoints.byPath,
     workspaces,
     log,
     faults,
     codec: createCursorCodec(`seed:${seed}`),
     controls: options.controlsOverHttp ? createControlRoutes(controls) : null,
-    quiet: options.quiet ?? false,
+    quiet,
   });
   const server = createServer({ keepAlive: true }, handler);
   server.keepAliveTimeout = 30_000;
@@ -130,6 +182,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const { port } = server.address() as AddressInfo;
   const shownHost = host.includes(':') ? `[${host}]` : host;
   let closing: Promise<void> | null = null;
+  const trickle =
+    options.trickle &&
+    setInterval(() => {
+      const event = feed.addRandom();
+      if (event && !quiet) console.log(`trickle: new ${describeEvent(event)}`);
+    }, options.trickle.everyMs).unref();
 
   return {
     url: `http://${shownHost}:${port}`,
@@ -140,11 +198,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       rateLimited: BUILT_IN_KEYS.rateLimited.key,
       blocked: BUILT_IN_KEYS.blocked.key,
     },
-    data,
+    get data() {
+      return feed.data;
+    },
     ...controls,
     addKey: (key, workspace) => workspaces.add(key, workspace),
     credits: (key) => workspaces.find(key)?.credits,
     close: () => {
+      if (trickle) clearInterval(trickle);
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();

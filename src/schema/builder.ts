@@ -3,6 +3,7 @@ import DirectivePlugin from '@pothos/plugin-directives';
 import FederationPlugin from '@pothos/plugin-federation';
 import RelayPlugin from '@pothos/plugin-relay';
 import type { Context } from '../context.js';
+import CostDirectivesPlugin from './cost-directives-plugin.js';
 import { encodeGlobalId } from '../nodes/global-id.js';
 import { decodeNodeId } from '../nodes/node-types.js';
 import NodeIdPlugin from './node-id-plugin.js';
@@ -19,9 +20,10 @@ export interface SchemaTypes {
 }
 
 export const builder = new SchemaBuilder<SchemaTypes>({
-  // Federation after the plugins that wrap resolvers; its directives ride on DirectivePlugin. They
-  // only add `@key`s and `@shareable`, printed in the subgraph's SDL, not in schema.graphql.
-  plugins: [RelayPlugin, NodeIdPlugin, DirectivePlugin, FederationPlugin],
+  // Federation after the plugins that wrap resolvers. Its directives, and the cost directives,
+  // ride on DirectivePlugin: `@key`s and `@shareable` are printed in the subgraph's SDL only,
+  // `@cost` and `@listSize` in both schemas.
+  plugins: [RelayPlugin, NodeIdPlugin, CostDirectivesPlugin, DirectivePlugin, FederationPlugin],
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',

@@ -1,3 +1,4 @@
+import { specifiedDirectives } from 'graphql';
 import { builder } from './builder.js';
 import './scalars.js';
 import './country.js';
@@ -8,12 +9,17 @@ import './person.js';
 import './exec-move.js';
 import './acquisition.js';
 import './funding-event.js';
+import './subscriptions.js';
 import './node.js';
 import './entities.js';
 import { withEntitiesField } from './entities-field.js';
+import { COST_DIRECTIVES } from './cost-directives.js';
 
-/** The gateway's GraphQL schema (`/graphql`). */
-export const schema = builder.toSchema({ sortSchema: false });
+/** The gateway's GraphQL schema (`/graphql`), with the cost directives' definitions. */
+export const schema = builder.toSchema({
+  sortSchema: false,
+  directives: [...specifiedDirectives, ...COST_DIRECTIVES],
+});
 
 /**
  * The same graph as an Apollo Federation v2 subgraph (`/subgraph`): the node types as entities,
@@ -22,7 +28,8 @@ export const schema = builder.toSchema({ sortSchema: false });
 export const subgraphSchema = withEntitiesField(
   builder.toSubGraphSchema({
     sortSchema: false,
-    linkUrl: 'https://specs.apollo.dev/federation/v2.6',
-    federationDirectives: ['@key', '@shareable'],
+    // v2.9 is the first to define `@cost` and `@listSize` (weights as `Int`s).
+    linkUrl: 'https://specs.apollo.dev/federation/v2.9',
+    federationDirectives: ['@key', '@shareable', '@cost', '@listSize'],
   }),
 );

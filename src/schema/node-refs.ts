@@ -2,11 +2,12 @@ import type { ObjectRef } from '@pothos/core';
 import type { Context } from '../context.js';
 import type { NodeType } from '../nodes/node-type.js';
 import { builder, type BuilderTypes } from './builder.js';
+import { CONNECTION_TYPE_EXTENSIONS } from './cost-directives-plugin.js';
 
 /** The connection object of records of shape `T` named `<name>Connection`, `<name>Edge`. */
 function makeConnection<T>(ref: ObjectRef<BuilderTypes, T>, name: string) {
   return builder.connectionObject(
-    { type: ref, name: `${name}Connection` },
+    { type: ref, name: `${name}Connection`, extensions: CONNECTION_TYPE_EXTENSIONS },
     { name: `${name}Edge` },
   );
 }

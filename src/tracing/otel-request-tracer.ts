@@ -41,7 +41,11 @@ export const GATEWAY_ATTRIBUTES = {
 } as const;
 
 /** The events of an operation's span for the pages served without a request. */
-export const SERVED_EVENTS = { cache: 'gateway.cache.hit', joined: 'gateway.request.joined' };
+export const SERVED_EVENTS = {
+  cache: 'gateway.cache.hit',
+  joined: 'gateway.request.joined',
+  stale: 'gateway.cache.stale',
+};
 
 const HEADERS: TextMapGetter<Headers> = {
   get: (headers, key) => headers.get(key) ?? undefined,

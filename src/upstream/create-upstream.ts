@@ -75,7 +75,9 @@ export function createUpstream(options: UpstreamOptions): Upstream {
       budget: new RetryBudget(RETRY_BUDGET),
       events: observer,
     },
-    cache: store ? { store, claimMs, flights: new Map() } : null,
+    cache: store
+      ? { store, claimMs, flights: new Map(), keepsStale: (cacheOptions?.staleMs ?? 0) > 0 }
+      : null,
   };
   return {
     shared,

@@ -1,3 +1,5 @@
+import type { EndpointName } from './endpoints.js';
+
 /** The part of a success envelope the ledger reads. */
 export interface ChargedPage {
   data: readonly unknown[];
@@ -10,10 +12,17 @@ export function creditsOf(page: ChargedPage): number {
   return typeof used === 'number' ? used : page.data.length;
 }
 
+/** A page served past its TTL because the service was down (`policies/stale.ts`). */
+export interface StaleServed {
+  readonly endpoint: EndpointName;
+  /** How long ago the service sent it. */
+  readonly ageMs: number;
+}
+
 /**
  * What one GraphQL operation has cost upstream, reported in `extensions`. Booked by the `ledger`
- * policy as requests leave and responses arrive, by `retry` for each retry, and by the cache and
- * the coalescing for the pages they served without a request. A child ledger (`new CreditLedger(parent)`) books into its parent as
+ * policy as requests leave and responses arrive, by `retry` for each retry, and by the cache, the
+ * coalescing and the stale fallback for the pages they served without a request. A child ledger (`new CreditLedger(parent)`) books into its parent as
  * well, so that one call's own charge can be read apart from the operation's.
  */
 export class CreditLedger {
@@ -30,6 +39,8 @@ export class CreditLedger {
    * may have been answered (and charged) after the gateway stopped waiting, up to its `limit`.
    */
   uncertain = 0;
+  /** The pages served past their TTL in place of a failed request, in the order served. */
+  readonly stale: StaleServed[] = [];
   /** The workspace's credits left, from the freshest response seen; null before any. */
   remaining: number | null = null;
   /** When the response `remaining` comes from was received (ms since the epoch). */
@@ -73,6 +84,12 @@ export class CreditLedger {
     this.saved += creditsOf(page);
     this.#observe(page.meta.creditsRemaining, receivedAt);
     this.#parent?.served(page, receivedAt);
+  }
+
+  /** Books a page served past its TTL (it is booked as `served` too). */
+  servedStale(page: StaleServed): void {
+    this.stale.push(page);
+    this.#parent?.servedStale(page);
   }
 
   /**

@@ -15,6 +15,7 @@ import { requestLimit } from './policies/request-limit.js';
 import { requireKey } from './policies/require-key.js';
 import { retry, type RetryOptions } from './policies/retry.js';
 import { trace } from './policies/trace.js';
+import { stale } from './policies/stale.js';
 import type { Semaphore } from './semaphore.js';
 import type { UpstreamCall, UpstreamPolicy } from './upstream-call.js';
 import { observeAll, type UpstreamObserver } from './upstream-observer.js';
@@ -37,6 +38,8 @@ export interface SharedPipeline {
     readonly store: PageStore;
     readonly claimMs: number;
     readonly flights: Flights;
+    /** The store keeps pages past their TTL (`CACHE_STALE_SECONDS` > 0), served in outages. */
+    readonly keepsStale: boolean;
   } | null;
 }
 
@@ -65,16 +68,18 @@ export function wrap(call: UpstreamCall, ...policies: UpstreamPolicy[]): Upstrea
  * One operation's upstream call: the whole pipeline in one list, from the transport outward (each
  * policy a file of its own in `policies/`, each a function `(next) => call`):
  *
- *   transport → trace → ledger → observe → breaker → retry → cache → coalesce → budget (shared)
+ *   transport → trace → ledger → observe → breaker → retry → cache → coalesce → stale → budget
  *     → requestLimit → onPage → concurrency → deadline → requireKey → dedupe    (the operation's)
  *
  * The trace (only with traces on), the ledger, observe and the breaker wrap the transport inside
  * the retries, so that they see every attempt; coalescing is outside the cache, so that
- * concurrent calls for a page look it up once; the budget is outside both, so that a page served
- * without a request settles to 0 credits. The operation's policies are outermost: a page asked
- * twice is fetched, capped and listened to once, and a call without a key neither starts the
- * deadline nor takes a slot. With traces on, the cache and the coalescing tell the operation's
- * trace too of the pages they serve.
+ * concurrent calls for a page look it up once; the stale fallback is outside the retries and the
+ * breaker, so that it answers only once they gave up (or refused), and outside the joining, so
+ * that every call joined to a failed request falls back, and books it, on its own; the budget is
+ * outside all of them, so that a page served without a request settles to 0 credits. The
+ * operation's policies are outermost: a page asked twice is fetched, capped and listened to once,
+ * and a call without a key neither starts the deadline nor takes a slot. With traces on, the
+ * cache and the coalescing tell the operation's trace too of the pages they serve.
  */
 export function operationCall(shared: SharedPipeline, operation: OperationParts): UpstreamCall {
   const { observer } = shared;
@@ -90,6 +95,7 @@ export function operationCall(shared: SharedPipeline, operation: OperationParts)
       ? [
           cache(shared.cache.store, { claimMs: shared.cache.claimMs, events: served }),
           coalesce(shared.cache.flights, served),
+          ...(shared.cache.keepsStale ? [stale(shared.cache.store, served)] : []),
         ]
       : []),
     budget(),

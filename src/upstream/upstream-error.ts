@@ -84,6 +84,28 @@ export class UpstreamError extends Error {
         return false;
     }
   }
+
+  /**
+   * True when the service is down rather than the caller refused: a 5xx, no answer in time, a
+   * refused, reset or otherwise failed connection, a malformed body, or the breaker open. Never a
+   * 4xx (400, 401, 402, 403, 429: the caller's to see), nor a call its client or its operation
+   * stopped. A page kept past its TTL may answer it instead (`policies/stale.ts`).
+   */
+  get outage(): boolean {
+    switch (this.failure) {
+      case 'timeout':
+      case 'refused':
+      case 'reset':
+      case 'network':
+      case 'malformed':
+      case 'open-circuit':
+        return true;
+      case 'status':
+        return this.status !== undefined && this.status >= 500;
+      default:
+        return false;
+    }
+  }
 }
 
 /** Retry-After as whole seconds: a delay in seconds or an HTTP date; undefined if absent or bad. */

@@ -21,13 +21,16 @@ export interface Exchange {
  * Told what the upstream pipeline does, for metrics and logs; every method optional, none may
  * throw. Nothing here carries a caller's key, filters or cursor: only the endpoint and facts.
  * Each policy names the events it tells (`observe`: exchange; `cache`: served, cacheMiss;
- * `coalesce`: served; `retry`: retry; the breaker's circuit: breaker).
+ * `coalesce`: served; `stale`: served; `retry`: retry; the breaker's circuit: breaker).
  */
 export interface UpstreamObserver {
   /** Each exchange with the service (every attempt of a retried call is one). */
   exchange?(exchange: Exchange): void;
-  /** A page served without a request: from the cache, or by joining another call's request. */
-  served?(endpoint: EndpointName, credits: number, source: 'cache' | 'joined'): void;
+  /**
+   * A page served without a request: from the cache, by joining another call's request, or kept
+   * past its TTL in place of a request the service failed (`stale`).
+   */
+  served?(endpoint: EndpointName, credits: number, source: 'cache' | 'joined' | 'stale'): void;
   /** The cache had no page for a call, which goes on to the service. */
   cacheMiss?(endpoint: EndpointName): void;
   /** A retry is about to wait and go, with its reason (`timeout`, `reset`, `503`, `429`...). */

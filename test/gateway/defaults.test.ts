@@ -6,7 +6,9 @@ import type { GraphQLResponse } from '../helpers/start-stack.js';
 /**
  * The gateway as a new user starts it: `node dist/main.js` (what `npm start` runs) with none of
  * its settings set, so the page cache is on, in memory, with the default budget, in front of the
- * sandbox it starts itself. Only the ports are chosen, so that the suite runs beside others.
+ * sandbox it starts itself. Only the ports are chosen, so that the suite runs beside others, and
+ * `SANDBOX_TRICKLE_SECONDS=0`: the suite compares the newest events as GraphQL and REST give them,
+ * one read after the other, and an event the sandbox adds in between would make them differ.
  * Every answer is compared with what the service's REST API gives for the same records.
  */
 let gateway: GatewayProcess;
@@ -14,7 +16,7 @@ let restBase: string;
 beforeAll(async () => {
   const sandboxPort = await freePort();
   gateway = await startGatewayProcess(
-    { NODE_ENV: 'production', SANDBOX_PORT: String(sandboxPort) },
+    { NODE_ENV: 'production', SANDBOX_PORT: String(sandboxPort), SANDBOX_TRICKLE_SECONDS: '0' },
     { dist: true },
   );
   restBase = `http://127.0.0.1:${sandboxPort}/v1`;

@@ -55,7 +55,7 @@ describe('the subgraph SDL', () => {
     expect(`${sdl}\n`).toBe(
       readFileSync(new URL('../../subgraph.graphql', import.meta.url), 'utf8'),
     );
-    expect(sdl).toContain('@link(url: "https://specs.apollo.dev/federation/v2.6"');
+    expect(sdl).toContain('@link(url: "https://specs.apollo.dev/federation/v2.9"');
     for (const key of [
       'type Company implements Node\n  @key(fields: "id")\n  @key(fields: "uuid")\n  @key(fields: "domain")',
       'type Person implements Node\n  @key(fields: "id")\n  @key(fields: "uuid")',

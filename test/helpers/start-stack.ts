@@ -52,6 +52,8 @@ export interface Gateway {
     options?: { key?: string | null; headers?: Record<string, string> },
   ): Promise<GraphQLResponse<D>>;
   close(): Promise<void>;
+  /** Shuts down as SIGTERM does: subscriptions complete, operations in flight finish. */
+  shutdown(): Promise<void>;
 }
 
 export interface Stack extends Gateway {
@@ -118,6 +120,7 @@ export async function startGateway(
       serving.server.closeAllConnections();
       await serving.shutdown();
     },
+    shutdown: () => serving.shutdown(),
   };
 }
 

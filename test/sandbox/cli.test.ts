@@ -79,4 +79,37 @@ describe('npm run sandbox', () => {
     expect(await bad.waitFor(/--port must be a non-negative integer/)).toMatch(/Usage/);
     expect(await bad.exited).toBe(2);
   });
+
+  it('--trickle-seconds adds events the lists serve as they come', async () => {
+    const sandbox = run([
+      '--port',
+      '0',
+      '--companies',
+      '40',
+      '--investors',
+      '5',
+      '--persons',
+      '5',
+      '--trickle-seconds',
+      '0.05',
+    ]);
+    const banner = await sandbox.waitFor(/try: curl/);
+    expect(banner).toMatch(/trickle: one new event every 0\.05 s/);
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1] as string;
+    const text = await sandbox.waitFor(/(trickle: new funding event [\s\S]*){2}/);
+    const id = /trickle: new funding event ([0-9a-f-]{36})/.exec(text)?.[1];
+    const res = await fetch(
+      `${url}/v1/funding-events?limit=100&since=${new Date(Date.now() - 60_000).toISOString()}`,
+      {
+        headers: { 'X-API-Key': 'demo-key' },
+      },
+    );
+    const body = (await res.json()) as { data: { id: string }[] };
+    expect(body.data.map((event) => event.id)).toContain(id);
+    sandbox.child.kill('SIGTERM');
+    expect(await sandbox.exited).toBe(0);
+    const bad = run(['--trickle-seconds', 'often']);
+    expect(await bad.waitFor(/--trickle-seconds must be a number of seconds/)).toMatch(/Usage/);
+    expect(await bad.exited).toBe(2);
+  });
 });

@@ -183,4 +183,21 @@ describe('realistic default data', () => {
       .sort((a, b) => a - b);
     expect(times[25]).toBeLessThan(20);
   });
+
+  it('answers a poll with since at the present quickly on the default data', async () => {
+    // As a subscription polls: nothing matches, yet the walk must not visit every event.
+    const since = new Date().toISOString();
+    sandbox.reset();
+    for (const path of ['/v1/funding-events', '/v1/exec-moves', '/v1/acquisitions']) {
+      for (let i = 0; i < 15; i++) {
+        const page = await get(sandbox, path, { since, limit: 20 });
+        expect(page.body.data).toEqual([]);
+      }
+    }
+    const times = sandbox
+      .requestLog()
+      .map((e) => e.serverMs)
+      .sort((a, b) => a - b);
+    expect(times[22]).toBeLessThan(3);
+  });
 });

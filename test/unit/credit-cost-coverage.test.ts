@@ -40,8 +40,10 @@ describe('every field that can spend declares its cost (the estimate reads nothi
     Object.values(schema.getQueryType()!.getFields())
       .filter((field) => !isConnectionType(getNamedType(field.type) as GraphQLObjectType))
       .map((field) => [field.name, field] as const),
-  )('Query.%s, a lookup', (_name, field) => {
-    expect(creditCostOf(field)?.kind).toBe('lookup');
+  )("Query.%s, a lookup, with its worst case for the schema's @cost", (_name, field) => {
+    const cost = creditCostOf(field);
+    expect(cost?.kind).toBe('lookup');
+    expect(cost?.kind === 'lookup' && cost.worstCase).toBeTruthy();
   });
 
   it("the subgraph's Query._entities, a lookup per representation", () => {

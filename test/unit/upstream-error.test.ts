@@ -62,6 +62,29 @@ describe('errorFromResponse', () => {
     }
     expect(unavailable('malformed', 'x', 200).retryable).toBe(false);
   });
+
+  it('calls an outage what a stale page may answer: 5xx, no answer, the breaker open; never a 4xx', () => {
+    for (const status of [500, 501, 502, 503, 504, 599]) {
+      expect(errorFromResponse(status, undefined, undefined).outage, String(status)).toBe(true);
+    }
+    for (const failure of ['timeout', 'refused', 'reset', 'network', 'open-circuit'] as const) {
+      expect(unavailable(failure, 'x').outage, failure).toBe(true);
+    }
+    expect(unavailable('malformed', 'x', 200).outage).toBe(true);
+    for (const [status, code] of [
+      [400, 'INVALID_INPUT'],
+      [401, 'UNAUTHORIZED'],
+      [402, 'PAYMENT_REQUIRED'],
+      [403, 'FORBIDDEN'],
+      [429, 'TOO_MANY_REQUESTS'],
+      [418, 'TEAPOT'],
+    ] as const) {
+      expect(errorFromResponse(status, body(code), undefined).outage, String(status)).toBe(false);
+    }
+    for (const failure of ['aborted', 'queued', 'deadline', 'no-key', 'budget'] as const) {
+      expect(unavailable(failure, 'x').outage, failure).toBe(false);
+    }
+  });
 });
 
 describe('fromUpstreamError', () => {

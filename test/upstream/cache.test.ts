@@ -99,6 +99,7 @@ describe('cache', () => {
     // A shared store where another instance is fetching the page, and stores it.
     const claimed: PageStore = {
       get: async () => undefined,
+      getStale: async () => undefined,
       set: () => {},
       claim: async () => false,
       release: () => {},

@@ -40,6 +40,7 @@ describe('dedupe (within an operation)', () => {
       used: 6,
       saved: 0,
       uncertain: 0,
+      stale: [],
       remaining: 97,
       requests: 3,
       retries: 0,

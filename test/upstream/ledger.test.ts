@@ -32,6 +32,7 @@ describe('ledger', () => {
       used: 3,
       saved: 0,
       uncertain: 0,
+      stale: [],
       remaining: 97,
     });
     await service.done();
@@ -52,6 +53,7 @@ describe('ledger', () => {
       used: 0,
       saved: 0,
       uncertain: 0,
+      stale: [],
       remaining: null,
     });
     await service.done();
@@ -70,12 +72,14 @@ describe('CreditLedger', () => {
     child.sent();
     child.charged(page(3, 97));
     child.served(page(5, 90, 5), Date.now() - 1_000);
+    child.servedStale({ endpoint: 'companies', ageMs: 1_000 });
     expect({ ...child }).toEqual({
       requests: 1,
       retries: 0,
       used: 3,
       saved: 5,
       uncertain: 0,
+      stale: [{ endpoint: 'companies', ageMs: 1_000 }],
       remaining: 97,
     });
     expect({ ...parent }).toEqual({
@@ -84,6 +88,7 @@ describe('CreditLedger', () => {
       used: 3,
       saved: 5,
       uncertain: 0,
+      stale: [{ endpoint: 'companies', ageMs: 1_000 }],
       remaining: 97,
     });
   });

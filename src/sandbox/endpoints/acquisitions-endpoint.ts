@@ -1,10 +1,12 @@
 import type { Acquisition } from '../dataset/records.js';
-import { createListEndpoint, type ListEndpoint } from '../list-endpoint.js';
+import { createListEndpoint, type EditableListEndpoint } from '../list-endpoint.js';
 import { eventOrdering } from '../ordering.js';
 import { amountBound, eventSince, flag, idIn, oneOf } from './common-filters.js';
 
 /** GET /v1/acquisitions (spec 4.3). `companyId` matches the acquirer or the target. */
-export function acquisitionsEndpoint(records: readonly Acquisition[]): ListEndpoint {
+export function acquisitionsEndpoint(
+  records: readonly Acquisition[],
+): EditableListEndpoint<Acquisition> {
   return createListEndpoint<Acquisition>({
     path: '/v1/acquisitions',
     records,

@@ -19,13 +19,33 @@ interface DirectoryTimes {
   readonly updatedAt: string;
 }
 
-/** Events discovered or announced strictly after the bound (a null announcedAt never matches). */
+/** Above every id: a position `[t, ID_CEILING]` comes before every event discovered at `t` (ids descend). */
+const ID_CEILING = '\uffff';
+
+/**
+ * Events discovered or announced strictly after the bound (a null announcedAt never matches).
+ * For a list in event order (discoveredAt descending): it keeps the longest time any event was
+ * announced after its discovery (`lead`), so an event discovered at or before `bound - lead`
+ * cannot pass and the walk stops there. An event added with a late announcement moves that
+ * fence; one removed leaves it where it was, still true.
+ */
 export function eventSince<R extends EventTimes>(): FilterDef<R> {
+  let lead = 0;
   return {
     rule: { kind: 'timestamp' },
     predicate: (value) => (r) =>
       r.discoveredAt > (value as string) ||
       (r.announcedAt !== null && r.announcedAt > (value as string)),
+    fence: {
+      observe(r) {
+        if (r.announcedAt !== null && r.announcedAt > r.discoveredAt)
+          lead = Math.max(lead, Date.parse(r.announcedAt) - Date.parse(r.discoveredAt));
+      },
+      after(value) {
+        const fence = new Date(Date.parse(value as string) - lead);
+        return Number.isNaN(fence.getTime()) ? null : [fence.toISOString(), ID_CEILING];
+      },
+    },
   };
 }
 

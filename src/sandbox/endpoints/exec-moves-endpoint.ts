@@ -1,10 +1,10 @@
 import type { ExecMove } from '../dataset/records.js';
-import { createListEndpoint, type ListEndpoint } from '../list-endpoint.js';
+import { createListEndpoint, type EditableListEndpoint } from '../list-endpoint.js';
 import { eventOrdering } from '../ordering.js';
 import { eventSince, eventUntil, idIn, oneOf } from './common-filters.js';
 
 /** GET /v1/exec-moves (spec 4.2). */
-export function execMovesEndpoint(records: readonly ExecMove[]): ListEndpoint {
+export function execMovesEndpoint(records: readonly ExecMove[]): EditableListEndpoint<ExecMove> {
   return createListEndpoint<ExecMove>({
     path: '/v1/exec-moves',
     records,

@@ -1,10 +1,12 @@
 import type { FundingEvent } from '../dataset/records.js';
-import { createListEndpoint, type ListEndpoint } from '../list-endpoint.js';
+import { createListEndpoint, type EditableListEndpoint } from '../list-endpoint.js';
 import { eventOrdering } from '../ordering.js';
 import { amountBound, countryCode, eventSince, exact, idIn, oneOf } from './common-filters.js';
 
 /** GET /v1/funding-events (spec 4.4). */
-export function fundingEventsEndpoint(records: readonly FundingEvent[]): ListEndpoint {
+export function fundingEventsEndpoint(
+  records: readonly FundingEvent[],
+): EditableListEndpoint<FundingEvent> {
   return createListEndpoint<FundingEvent>({
     path: '/v1/funding-events',
     records,

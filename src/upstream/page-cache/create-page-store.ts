@@ -7,6 +7,11 @@ import { RedisPageStore } from './redis-page-store.js';
 export interface PageCacheOptions {
   /** How long a page is served from the cache; 0 turns the cache (and joining) off. */
   ttlMs: number;
+  /**
+   * How long a page is kept past its TTL, to be served while the service is down
+   * (`CACHE_STALE_SECONDS`); absent or 0, not at all.
+   */
+  staleMs?: number;
   /** Bound of the memory store: bytes of the bodies held. */
   maxBytes: number;
   /** A Redis URL: the cache lives there, shared by the instances that name it. */
@@ -51,6 +56,7 @@ export function createPageStore(
   return new RedisPageStore({
     url: options.url,
     ttlMs: options.ttlMs,
+    staleMs: options.staleMs ?? 0,
     claimMs,
     upstream,
     secret: options.secret ?? DEFAULT_CURSOR_SECRET,

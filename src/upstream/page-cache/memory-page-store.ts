@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { CachedPage, PageStore } from './page-store.js';
+import type { CachedPage, PageStore, StalePage } from './page-store.js';
 
 /** Freezes a cached envelope: pages are shared by operations, and none may change another's. */
 function deepFreeze<T>(value: T): T {
@@ -12,14 +12,20 @@ function deepFreeze<T>(value: T): T {
 
 /**
  * The embedded page cache: an LRU bounded by the bytes of the response bodies it holds (plus the
- * keys), entries expiring after the TTL. Pages are kept parsed and frozen, so a hit costs no parse.
+ * keys), entries kept for the TTL and the stale window, served by `get` for the TTL only. Pages
+ * are kept parsed and frozen, so a hit costs no parse.
  */
 export class MemoryPageStore implements PageStore {
   readonly #pages: LRUCache<string, CachedPage>;
+  readonly #ttlMs: number;
+  readonly #keptMs: number;
 
-  constructor(options: { ttlMs: number; maxBytes: number }) {
+  /** `staleMs`: how long a page is kept past `ttlMs` for `getStale` (default 0: not at all). */
+  constructor(options: { ttlMs: number; staleMs?: number; maxBytes: number }) {
+    this.#ttlMs = options.ttlMs;
+    this.#keptMs = options.ttlMs + (options.staleMs ?? 0);
     this.#pages = new LRUCache<string, CachedPage>({
-      ttl: options.ttlMs,
+      ttl: this.#keptMs,
       maxSize: options.maxBytes,
       sizeCalculation: (page, key) => Math.max(1, page.bytes + key.length),
       // Expired pages are dropped as they are read, not by a timer per entry.
@@ -28,7 +34,18 @@ export class MemoryPageStore implements PageStore {
   }
 
   async get(key: string): Promise<CachedPage | undefined> {
-    return this.#pages.get(key);
+    const page = this.#pages.get(key);
+    return page && this.#ageMs(key) < this.#ttlMs ? page : undefined;
+  }
+
+  async getStale(key: string): Promise<StalePage | undefined> {
+    const page = this.#pages.get(key);
+    return page && { page, ageMs: this.#ageMs(key) };
+  }
+
+  /** Since the page under `key` (there) was stored, on the LRU's own clock. */
+  #ageMs(key: string): number {
+    return this.#keptMs - this.#pages.getRemainingTTL(key);
   }
 
   set(key: string, page: CachedPage): void {

@@ -9,17 +9,31 @@ export interface CachedPage extends UpstreamPage {
   readonly receivedAt: number;
 }
 
+/** A page kept past its TTL, served in place of a request the service failed, and its age. */
+export interface StalePage {
+  readonly page: CachedPage;
+  /** How long ago the page was stored (ms): the TTL and then up to the stale window. */
+  readonly ageMs: number;
+}
+
 /**
  * Where cached pages live: in this process (`MemoryPageStore`) or in Redis (`RedisPageStore`),
- * with the same keys, TTL and semantics. A store never throws: when it cannot answer, a page is
- * not there, and a claim is granted, so the gateway falls back to the upstream.
+ * with the same keys, TTL and semantics. A page is kept for the TTL, when `get` serves it, and
+ * then for the stale window (`CACHE_STALE_SECONDS`), when only `getStale` does. A store never
+ * throws: when it cannot answer, a page is not there, and a claim is granted, so the gateway falls
+ * back to the upstream.
  */
 export interface PageStore {
   /** The page under `key` if it is there and younger than the TTL. */
   get(key: string): Promise<CachedPage | undefined>;
   /**
-   * Keeps `page` under `key` for the TTL; resolves once a remote store holds it, so that another
-   * instance asking next finds it (a failure is reported, never thrown).
+   * The page under `key` if it is younger than the TTL plus the stale window, expired or not,
+   * with its age: for when the service is down (`policies/stale.ts`).
+   */
+  getStale(key: string): Promise<StalePage | undefined>;
+  /**
+   * Keeps `page` under `key` for the TTL and the stale window; resolves once a remote store holds
+   * it, so that another instance asking next finds it (a failure is reported, never thrown).
    */
   set(key: string, page: CachedPage): Promise<void> | void;
   /**

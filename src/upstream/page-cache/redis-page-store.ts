@@ -1,16 +1,18 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import { failFastRedis, sharedPrefix } from '../../redis/shared-redis.js';
 import type { ListEnvelope, UpstreamRecord } from '../types.js';
-import type { CachedPage, PageStore } from './page-store.js';
+import type { CachedPage, PageStore, StalePage } from './page-store.js';
 
 /** Options of {@link RedisPageStore}. */
 export interface RedisPageStoreOptions {
   /** `redis://[user:password@]host:port[/db]` (or `rediss://`). */
   url: string;
   ttlMs: number;
+  /** How long a page is kept past its TTL, for `getStale` (`CACHE_STALE_SECONDS`); 0, not at all. */
+  staleMs: number;
   /** How long a claim on a page's fetch lasts at most (an instance that dies frees it then). */
   claimMs: number;
   /** Told when Redis fails; the store goes on as if the page were not cached. */
@@ -33,7 +35,9 @@ const POLL_MS = [2, 5, 10, 20, 40, 50];
 /**
  * The shared page cache: the same keys, TTL and semantics as the memory store, in Redis, so that
  * instances behind one address share pages and the fetch of each page. Values are
- * `receivedAt\n<envelope JSON>` under `bsg:v2:<upstream>:page:<name>`; claims are `SET NX PX`
+ * `receivedAt\n<envelope JSON>` under `bsg:v2:<upstream>:page:<name>`, expiring after the TTL
+ * and the stale window; a page's age is read from what is left of that (`PTTL`), on Redis's clock,
+ * so that instances whose clocks differ agree on it. Claims are `SET NX PX`
  * under `bsg:v2:<upstream>:claim:<name>`, where `<upstream>` is a hash of the service's URL and
  * `<name>` an HMAC of the page key with the server's secret. Redis bounds its own memory
  * (`maxmemory`, `allkeys-lru`).
@@ -57,18 +61,40 @@ export class RedisPageStore implements PageStore {
   }
 
   async get(key: string): Promise<CachedPage | undefined> {
+    const kept = await this.getStale(key);
+    return kept && kept.ageMs < this.#options.ttlMs ? kept.page : undefined;
+  }
+
+  async getStale(key: string): Promise<StalePage | undefined> {
     try {
-      return decode(await this.#redis.get(this.#name('page', key)));
+      return this.#kept(await this.#readPage(this.#redis.pipeline(), key).exec());
     } catch (error) {
       this.#failed(error);
       return undefined;
     }
   }
 
+  /** Queues the reads of a page on `pipeline`: its value and what is left of its life. */
+  #readPage(pipeline: ChainableCommander, key: string): ChainableCommander {
+    const name = this.#name('page', key);
+    return pipeline.get(name).pttl(name);
+  }
+
+  /** The page and its age from the results of {@link #readPage}, first in `results`. */
+  #kept(results: [Error | null, unknown][] | null): StalePage | undefined {
+    const [[pageError, value] = [], [ttlError, leftMs] = []] = results ?? [];
+    if (pageError || ttlError) throw pageError ?? ttlError;
+    const page = decode(value as string | null);
+    // -2: gone since the GET; -1: no expiry, which this store never sets.
+    if (!page || typeof leftMs !== 'number' || leftMs < 0) return undefined;
+    return { page, ageMs: this.#options.ttlMs + this.#options.staleMs - leftMs };
+  }
+
   async set(key: string, page: CachedPage): Promise<void> {
     const value = `${page.receivedAt}\n${JSON.stringify(page.envelope)}`;
+    const keptMs = this.#options.ttlMs + this.#options.staleMs;
     try {
-      await this.#redis.set(this.#name('page', key), value, 'PX', this.#options.ttlMs);
+      await this.#redis.set(this.#name('page', key), value, 'PX', keptMs);
     } catch (error) {
       this.#failed(error);
     }
@@ -104,20 +130,20 @@ export class RedisPageStore implements PageStore {
     for (let attempt = 0; Date.now() < deadline && !signal?.aborted; attempt++) {
       await sleep(POLL_MS[Math.min(attempt, POLL_MS.length - 1)]);
       let results;
+      let kept;
       try {
-        results = await this.#redis
-          .pipeline()
-          .get(this.#name('page', key))
+        results = await this.#readPage(this.#redis.pipeline(), key)
           .exists(this.#name('claim', key))
           .exec();
+        kept = this.#kept(results);
       } catch (error) {
         this.#failed(error);
         return undefined;
       }
-      const [[pageError, value] = [], [claimError, claimed] = []] = results ?? [];
-      if (pageError || claimError) return undefined;
-      const page = decode(value as string | null);
-      if (page) return page;
+      const [, , [claimError, claimed] = []] = results ?? [];
+      if (claimError) return undefined;
+      // A page past its TTL is not the one being fetched: only a fresh one ends the wait.
+      if (kept && kept.ageMs < this.#options.ttlMs) return kept.page;
       // The claim is gone and no page came: that fetch failed; this caller fetches itself.
       if (claimed === 0) return undefined;
     }

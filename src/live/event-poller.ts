@@ -1,0 +1,304 @@
+import { UpstreamError } from '../upstream/upstream-error.js';
+
+/** An event record as the poller reads it: its id and when the service discovered it. */
+export interface EventRecord {
+  readonly id: string;
+  readonly discoveredAt: string | null;
+}
+
+/** What one poll found: every page of `since` followed to its end. */
+export interface PollResult {
+  readonly records: readonly EventRecord[];
+  /** Credits the service charged for the poll's pages. */
+  readonly credits: number;
+  /** The workspace's credits left, from the last page; null when it did not say. */
+  readonly remaining: number | null;
+}
+
+/**
+ * Asks the service for the events discovered or announced after `since`: every page, or pages
+ * until `maxRecords` are in (a catch-up fetches no more than its subscriber can take).
+ */
+export type FetchSince = (since: string, maxRecords?: number) => Promise<PollResult>;
+
+/** One subscriber of a poller. */
+export interface PollListener {
+  /** Records discovered at or before this moment (epoch ms) are not for it. */
+  readonly from: number;
+  /**
+   * The `since` it asked for, as the service reads it: its first poll starts there (a catch-up);
+   * null when it asked for none (only what is discovered once it started).
+   */
+  readonly since: string | null;
+  /** The most records it can still take (its budget): a catch-up fetches no more. */
+  capacity(): number;
+  /** New records for it, oldest first; `remaining` as the poll's last page said. */
+  deliver(records: readonly EventRecord[], remaining: number | null): void;
+  /** Its poller failed for good (the service refused the key or has no credits). */
+  end(error: Error): void;
+}
+
+/** What a poller tells the metrics and the log. */
+export interface PollerEvents {
+  /** A poll (and its pages) ended: the records it returned, how many were new, its credits. */
+  polled?(records: number, fresh: number, credits: number): void;
+  /** A poll failed; the next one waits `delayMs`. */
+  failed?(error: unknown, delayMs: number): void;
+}
+
+/**
+ * A poller shared by several instances (`RedisLeases`): one holds the lease and polls, the
+ * others hear its polls.
+ */
+export interface PollerLease {
+  /** Takes or renews the lease: `lead` when this instance polls now; the watermark left. */
+  acquire(): Promise<{ lead: boolean; mark: string | null }>;
+  /** Tells the other instances what a poll found, and keeps the watermark for a successor. */
+  publish(result: PollResult, watermark: string): void;
+  /** Hears the other instances' polls; returns how to stop (which gives the lease up). */
+  listen(handler: (result: PollResult) => void): () => void;
+}
+
+/** Options of {@link EventPoller}. */
+export interface PollerOptions {
+  fetch: FetchSince;
+  /** Between two polls (`POLL_INTERVAL_SECONDS`). */
+  intervalMs: number;
+  /** The first watermark: the moment the poller starts, as an ISO timestamp. */
+  since: string;
+  events?: PollerEvents;
+  /** Told once when the poller ended for good (a fatal upstream error). */
+  onDead?: () => void;
+  /** Shared with other instances: this one polls only while it holds the lease. */
+  lease?: PollerLease;
+}
+
+/** The longest wait between polls while the service fails. */
+const MAX_BACKOFF_MS = 5 * 60_000;
+/** The ids a poller remembers to deliver a record once, however often the service returns it. */
+const SEEN_MAX = 20_000;
+
+/** Upstream codes that no retry can fix: the poller ends its subscriptions with them. */
+const FATAL_CODES: ReadonlySet<string> = new Set([
+  'UNAUTHORIZED',
+  'PAYMENT_REQUIRED',
+  'FORBIDDEN',
+  'INVALID_INPUT',
+]);
+
+/** True for an upstream failure that ends the poller (401, 402, 403, 400), not a pause. */
+export function isFatal(error: unknown): boolean {
+  return error instanceof UpstreamError && FATAL_CODES.has(error.code);
+}
+
+/** Epoch ms of a record's `discoveredAt`; NaN when it has none. */
+function timeOf(record: EventRecord): number {
+  return record.discoveredAt === null ? Number.NaN : Date.parse(record.discoveredAt);
+}
+
+/** Oldest first, then by id, records without a time last. */
+function oldestFirst(a: EventRecord, b: EventRecord): number {
+  const ta = timeOf(a);
+  const tb = timeOf(b);
+  if (ta !== tb) {
+    if (Number.isNaN(ta)) return 1;
+    if (Number.isNaN(tb)) return -1;
+    return ta - tb;
+  }
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** A listener's state: while it waits for its first poll from its own `since`, what it got. */
+interface Member {
+  readonly listener: PollListener;
+  /** Ids delivered to it before its catch-up ran; undefined once caught up. */
+  delivered?: Set<string>;
+}
+
+/**
+ * One poll loop for one (workspace, endpoint, filters), shared by its listeners. Each poll asks
+ * for `since` = the newest `discoveredAt` seen, follows the pages to the end, and hands each
+ * listener the records it has not had, oldest first: a record is new once, by id, however often
+ * the service returns it (its `since` also matches events announced after it), and only to the
+ * listeners that started before its discovery. A listener that asks for a `since` gets one poll
+ * of its own from there first (a catch-up), of at most as many records as it can take (its
+ * budget): a subscription pays for no past it cannot receive.
+ *
+ * Faults keep the watermark: the next poll waits twice as long each time (at most 5 minutes, at
+ * least the service's `Retry-After`) and misses nothing once the service answers. A 401, 402, 403
+ * or 400 ends every listener with its error, and the poller with them.
+ */
+export class EventPoller {
+  readonly #options: PollerOptions;
+  readonly #members = new Map<PollListener, Member>();
+  readonly #catchUps: Member[] = [];
+  readonly #seen = new Map<string, true>();
+  #watermark: string;
+  #watermarkTime: number;
+  #timer: NodeJS.Timeout | undefined;
+  #polling = false;
+  #failures = 0;
+  #stopped = false;
+  readonly #unlisten: (() => void) | undefined;
+
+  constructor(options: PollerOptions) {
+    this.#options = options;
+    this.#watermark = options.since;
+    this.#watermarkTime = Date.parse(options.since);
+    this.#unlisten = options.lease?.listen((result) => {
+      if (!this.#stopped) this.#absorb(result);
+    });
+    this.#schedule(0);
+  }
+
+  /** The `since` of the next poll. */
+  get watermark(): string {
+    return this.#watermark;
+  }
+
+  get listeners(): number {
+    return this.#members.size;
+  }
+
+  /** Adds a listener; one that starts before the watermark is caught up by the next poll. */
+  add(listener: PollListener): void {
+    const member: Member = { listener };
+    this.#members.set(listener, member);
+    if (listener.since !== null) {
+      member.delivered = new Set();
+      this.#catchUps.push(member);
+      if (!this.#polling) this.#schedule(0);
+    }
+  }
+
+  /** Removes a listener; true when none is left (the caller then stops the poller). */
+  remove(listener: PollListener): boolean {
+    const member = this.#members.get(listener);
+    if (member) {
+      this.#members.delete(listener);
+      const at = this.#catchUps.indexOf(member);
+      if (at >= 0) this.#catchUps.splice(at, 1);
+    }
+    return this.#members.size === 0;
+  }
+
+  /** Stops polling; a poll in flight ends unheard. */
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#unlisten?.();
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#stopped) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.#tick(), delayMs);
+    this.#timer.unref();
+  }
+
+  async #tick(): Promise<void> {
+    if (this.#stopped || this.#polling) return;
+    this.#polling = true;
+    try {
+      while (this.#catchUps.length > 0 && !this.#stopped) {
+        const member = this.#catchUps[0]!;
+        const { since } = member.listener;
+        const result = await this.#options.fetch(
+          since ?? this.#watermark,
+          member.listener.capacity(),
+        );
+        this.#catchUps.shift();
+        this.#absorb(result, member);
+      }
+      if (!this.#stopped) await this.#pollOrHear();
+      this.#failures = 0;
+      this.#polling = false;
+      this.#schedule(this.#options.intervalMs);
+    } catch (error) {
+      this.#polling = false;
+      if (this.#stopped) return;
+      if (isFatal(error)) {
+        this.stop();
+        const members = [...this.#members.values()];
+        this.#members.clear();
+        for (const { listener } of members) listener.end(error as Error);
+        this.#options.onDead?.();
+        return;
+      }
+      this.#failures += 1;
+      const backoff = Math.min(this.#options.intervalMs * 2 ** this.#failures, MAX_BACKOFF_MS);
+      const retryAfter = error instanceof UpstreamError ? (error.retryAfter ?? 0) * 1000 : 0;
+      const delay = Math.max(backoff, retryAfter);
+      this.#options.events?.failed?.(error, delay);
+      this.#schedule(delay);
+    }
+  }
+
+  /** Polls from the watermark, unless another instance holds the lease (then its polls come). */
+  async #pollOrHear(): Promise<void> {
+    const { lease } = this.#options;
+    if (lease) {
+      const { lead, mark } = await lease.acquire();
+      if (mark !== null && Date.parse(mark) > this.#watermarkTime) {
+        this.#watermark = mark;
+        this.#watermarkTime = Date.parse(mark);
+      }
+      if (!lead || this.#stopped) return;
+    }
+    const result = await this.#options.fetch(this.#watermark);
+    if (this.#stopped) return;
+    this.#absorb(result);
+    lease?.publish(result, this.#watermark);
+  }
+
+  /**
+   * Hands out what a poll found. New records (ids not seen) go to every listener that started
+   * before their discovery; records seen before go only to the listener being caught up, if it
+   * has not had them. The watermark moves to the newest `discoveredAt`.
+   */
+  #absorb(result: PollResult, catchUp?: Member): void {
+    const records = [...result.records].sort(oldestFirst);
+    const batches = new Map<Member, EventRecord[]>();
+    const give = (member: Member, record: EventRecord) => {
+      let batch = batches.get(member);
+      if (!batch) batches.set(member, (batch = []));
+      batch.push(record);
+      member.delivered?.add(record.id);
+    };
+    let fresh = 0;
+    for (const record of records) {
+      const time = timeOf(record);
+      const isNew = !this.#seen.has(record.id);
+      if (isNew) {
+        fresh += 1;
+        this.#remember(record.id);
+        for (const member of this.#members.values()) {
+          if (Number.isNaN(time) || time > member.listener.from) give(member, record);
+        }
+      } else if (
+        catchUp &&
+        this.#members.has(catchUp.listener) &&
+        !catchUp.delivered?.has(record.id) &&
+        (Number.isNaN(time) || time > catchUp.listener.from)
+      ) {
+        give(catchUp, record);
+      }
+      if (time > this.#watermarkTime && record.discoveredAt !== null) {
+        this.#watermarkTime = time;
+        this.#watermark = record.discoveredAt;
+      }
+    }
+    if (catchUp) catchUp.delivered = undefined;
+    this.#options.events?.polled?.(records.length, fresh, result.credits);
+    for (const [member, batch] of batches) member.listener.deliver(batch, result.remaining);
+  }
+
+  #remember(id: string): void {
+    this.#seen.set(id, true);
+    if (this.#seen.size > SEEN_MAX) {
+      const oldest = this.#seen.keys().next().value;
+      if (oldest !== undefined) this.#seen.delete(oldest);
+    }
+  }
+}
