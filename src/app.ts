@@ -33,6 +33,8 @@ import { useBufferedResponses } from './plugins/use-buffered-responses.js';
 import { usePrivateAnswers } from './plugins/use-private-answers.js';
 import { useCors } from './plugins/use-cors.js';
 import { useCompiledOperations } from './plugins/use-compiled-operations.js';
+import { useTracing } from './plugins/use-tracing.js';
+import type { RequestTrace, RequestTracer } from './tracing/request-tracer.js';
 import { silentLogger, type Logger } from './logging/create-logger.js';
 import { operationLog } from './logging/operation-log.js';
 import { yogaLogger } from './logging/yoga-logger.js';
@@ -62,6 +64,8 @@ export interface AppDeps {
   logger?: Logger;
   /** Counts each operation; absent, no operation metrics. */
   metrics?: GatewayMetrics;
+  /** Traces each GraphQL request (`OTEL_TRACES_EXPORTER=otlp`); absent, nothing is traced. */
+  tracer?: RequestTracer;
   /**
    * The text of `GET /metrics` on the app's own port (in a cluster, every worker's, summed by the
    * primary); absent, the app serves no `/metrics` (off, or on `METRICS_PORT`).
@@ -105,6 +109,8 @@ interface Shared {
   deps: AppDeps;
   logger: Logger;
   report: (report: OperationReport) => void;
+  /** Each traced request's trace, when traces are on. */
+  traces?: WeakMap<Request, RequestTrace>;
 }
 
 /**
@@ -118,7 +124,7 @@ function graphqlServer(
   front: Plugin[],
   extra: Partial<YogaServerOptions<Record<string, unknown>, Context>> = {},
 ) {
-  const { config, deps, logger } = shared;
+  const { config, deps, logger, traces } = shared;
   const estimate = createEstimator(schema, {
     defaultPageSize: config.defaultPageSize,
     maxPageSize: config.maxPageSize,
@@ -146,6 +152,7 @@ function graphqlServer(
           creditQuota: caller?.quota ?? config.creditQuota,
           signal: request.signal,
           fresh: wantsFresh(request.headers),
+          trace: traces?.get(request)?.upstream,
         },
         deps.live,
       );
@@ -195,11 +202,13 @@ function graphqlServer(
   });
 }
 
-/** The plugins in front of both endpoints: request ids and reports, Buffer bodies. */
-function frontPlugins({ report }: Shared, endpoint: string): Plugin[] {
+/** The plugins in front of both endpoints: request ids, reports and traces, Buffer bodies. */
+function frontPlugins({ report, deps, traces }: Shared, endpoint: string): Plugin[] {
   return [
     // First: every response gets its X-Request-Id, even one another plugin ends early.
-    useOperationReport(report, endpoint),
+    useOperationReport(report, endpoint, traces && ((request) => traces.get(request)?.traceId)),
+    // Before every plugin that may answer the operation early (the budget's): its span starts.
+    ...(deps.tracer && traces ? [useTracing({ tracer: deps.tracer, endpoint, traces })] : []),
     usePrivateAnswers(),
     useBufferedResponses(),
   ];
@@ -219,6 +228,7 @@ export function createApp(config: Config, deps: AppDeps) {
     config,
     deps,
     logger,
+    traces: deps.tracer ? new WeakMap() : undefined,
     report: (report) => {
       metrics?.operation(report);
       logOperation(report);

@@ -24,6 +24,12 @@ export const PARSER_MAX_DEPTH = 64;
 
 export const DEFAULT_CURSOR_SECRET = 'business-signals-gateway/cursor/v1';
 
+/** The `service.name` of the gateway's spans unless `OTEL_SERVICE_NAME` (or the resource) says. */
+export const DEFAULT_SERVICE_NAME = 'business-signals-gateway';
+
+/** The OTLP encodings the gateway exports traces in (`OTEL_EXPORTER_OTLP_PROTOCOL`). */
+export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
+
 /**
  * Every setting the gateway reads from its environment, each declared once: the `Config` property
  * it fills, then its variable, kind, default and description. `Config`, `defaultConfig`,
@@ -321,6 +327,45 @@ export const settings = {
     null,
     'serve `/metrics` on this port instead of `PORT`, to keep it off the public port',
     { shownDefault: '_(unset: on `PORT`)_' },
+  ),
+  tracesExporter: setting(
+    'OTEL_TRACES_EXPORTER',
+    oneOf('none', 'otlp'),
+    'none',
+    'OpenTelemetry traces: `otlp` exports a span per GraphQL request, per operation and per upstream request sent, over OTLP/HTTP (see [Traces](#traces)); `none` loads no tracing code at all',
+  ),
+  otlpEndpoint: setting(
+    'OTEL_EXPORTER_OTLP_ENDPOINT',
+    url(),
+    'http://localhost:4318',
+    'base URL of the OTLP/HTTP receiver (a collector, `http://collector:4318`); traces go to its `/v1/traces`',
+  ),
+  otlpTracesEndpoint: setting(
+    'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+    url(),
+    null,
+    'the full URL traces are sent to, as it is (no `/v1/traces` added), over `OTEL_EXPORTER_OTLP_ENDPOINT`',
+    { shownDefault: '_(unset)_' },
+  ),
+  otlpProtocol: setting(
+    'OTEL_EXPORTER_OTLP_PROTOCOL',
+    oneOf(...OTLP_PROTOCOLS),
+    'http/protobuf',
+    'how spans are encoded: `http/protobuf` or `http/json` (`grpc` is not supported)',
+  ),
+  otlpTracesProtocol: setting(
+    'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
+    oneOf(...OTLP_PROTOCOLS),
+    null,
+    'the same for traces only, over `OTEL_EXPORTER_OTLP_PROTOCOL`',
+    { shownDefault: '_(unset)_' },
+  ),
+  serviceName: setting(
+    'OTEL_SERVICE_NAME',
+    string(),
+    null,
+    'the `service.name` of the spans, over one in `OTEL_RESOURCE_ATTRIBUTES`',
+    { shownDefault: `\`${DEFAULT_SERVICE_NAME}\`` },
   ),
   requestTimeoutMs: setting(
     'REQUEST_TIMEOUT_MS',

@@ -5,6 +5,7 @@ import type { CreditQuota } from './quota/credit-quota.js';
 import { RecordStore } from './nodes/record-store.js';
 import type { SharedPipeline } from './upstream/operation-call.js';
 import { UpstreamSession } from './upstream/upstream-session.js';
+import type { UpstreamTrace } from './upstream/upstream-trace.js';
 import { LiveSubscription, type LiveDeps } from './live/live-subscriptions.js';
 
 /** What every resolver gets: this operation's upstream session, records and settings. */
@@ -71,6 +72,8 @@ export interface RequestFacts {
   signal?: AbortSignal;
   /** See {@link wantsFresh}. */
   fresh?: boolean;
+  /** The request's traces of its upstream requests, when traces are on. */
+  trace?: UpstreamTrace;
 }
 
 /**

@@ -14,6 +14,7 @@ import type { CreditQuotaOptions } from './plugins/use-credit-quota.js';
 import { createQuotaStore } from './quota/create-quota-store.js';
 import type { QuotaObserver } from './quota/quota-store.js';
 import { observeAll } from './upstream/upstream-observer.js';
+import { loadTracer } from './tracing/load-tracer.js';
 
 /** The shortest lease of a shared poller: a dead holder's pollers are taken over after it. */
 const LEASE_MIN_MS = 3_000;
@@ -57,7 +58,7 @@ export interface Gateway {
    * completes.
    */
   beginShutdown(): void;
-  /** Closes the upstream pool, the shared cache and the log's timers. */
+  /** Closes the upstream pool and the shared cache, flushes the traces, stops the log's timers. */
   close(): Promise<void>;
 }
 
@@ -160,7 +161,7 @@ function liveDeps(
 
 /**
  * The composition root: the upstream pipeline with its observers (metrics, the upstream log),
- * the metrics, and the app, from the settings. `main.ts` (through `serveGateway`), every test
+ * the metrics, the tracer (only with `OTEL_TRACES_EXPORTER=otlp`) and the app, from the settings. `main.ts` (through `serveGateway`), every test
  * helper and the bench build the gateway here, so that what is tested is what runs.
  */
 export async function createGateway(config: Config, parts: GatewayParts): Promise<Gateway> {
@@ -191,6 +192,8 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
       ? quotaOptions(config, parts.upstreamUrl, redisUrl, logger, metrics)
       : undefined;
 
+  const tracer = await loadTracer(config, { upstreamUrl: parts.upstreamUrl, logger });
+
   const scrape = metrics
     ? parts.clusterWorker
       ? joinClusterMetrics(metrics.registry)
@@ -218,6 +221,7 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
     metrics,
     scrapeMetrics: metricsOnPublicPort(config) ? scrape : undefined,
     quotas,
+    tracer,
     live,
   });
   return {
@@ -238,7 +242,12 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
     async close() {
       live.registry.close();
       log.close();
-      await Promise.all([upstream.close(), quotas?.store.close(), leases?.close()]);
+      await Promise.all([
+        upstream.close(),
+        quotas?.store.close(),
+        leases?.close(),
+        tracer?.shutdown(),
+      ]);
     },
   };
 }

@@ -21,6 +21,7 @@ export function operationLog(logger: Logger): (report: OperationReport) => void 
         creditsEstimate: report.creditsEstimate,
         stale: report.stalePages || undefined,
         codes: report.codes.length > 0 ? report.codes : undefined,
+        traceId: report.traceId,
       },
       'operation',
     );

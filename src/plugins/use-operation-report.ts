@@ -28,6 +28,8 @@ export interface OperationReport {
   creditsUncertain: number;
   /** The estimate made before it ran; null when it never got that far. */
   creditsEstimate: number | null;
+  /** The trace the request belongs to (32 hex digits), when traces are on. */
+  traceId?: string;
   /** Pages served past their TTL because the service was down (`extensions.stale`). */
   stalePages: number;
 }
@@ -43,7 +45,8 @@ interface RequestState {
   session?: UpstreamSession;
 }
 
-function codesOf(result: ExecutionResult | undefined): string[] {
+/** The distinct `extensions.code` values of a result's errors, in order (`NONE` for a bare one). */
+export function codesOf(result: ExecutionResult | undefined): string[] {
   const codes = new Set<string>();
   for (const error of result?.errors ?? []) {
     const code = error.extensions?.['code'];
@@ -62,11 +65,13 @@ function outcomeOf(result: ExecutionResult): OperationReport['outcome'] {
 /**
  * Gives every response an `X-Request-Id` (the client's, or a new one) and reports each GraphQL
  * request once its response is ready: the name, outcome, codes, duration, upstream requests and
- * credits. Requests that are not GraphQL (GraphiQL's page, health, metrics) are not reported.
+ * credits, and with traces on the trace it belongs to (`traceIdOf`). Requests that are not GraphQL
+ * (GraphiQL's page, health, metrics) are not reported.
  */
 export function useOperationReport(
   report: (report: OperationReport) => void,
   endpoint: string,
+  traceIdOf?: (request: Request) => string | undefined,
 ): Plugin {
   const states = new WeakMap<Request, RequestState>();
   return {
@@ -116,6 +121,7 @@ export function useOperationReport(
         creditsSaved: ledger?.saved ?? 0,
         creditsUncertain: ledger?.uncertain ?? 0,
         creditsEstimate: state.session?.budget.estimate ?? null,
+        traceId: traceIdOf?.(request),
         stalePages: ledger?.stale.length ?? 0,
       });
     },

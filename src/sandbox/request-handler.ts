@@ -257,6 +257,7 @@ export function createRequestHandler(
       query: safe.query,
       params: safe.params,
       workspace: outcome.workspace,
+      traceparent: headerValue(req, 'traceparent') ?? null,
       status: outcome.status,
       code: outcome.code,
       records: outcome.records,

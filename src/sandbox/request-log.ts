@@ -9,6 +9,8 @@ export interface RequestLogEntry {
   params: Record<string, string[]>;
   /** The workspace id (e.g. `ws_demo`), never the key; null when no key was accepted. */
   workspace: string | null;
+  /** The W3C `traceparent` header the request carried (a traced client's), else null. */
+  traceparent: string | null;
   /** The HTTP status; 0 when the connection was dropped by fault injection. */
   status: number;
   /** The error code, null on success. */

@@ -14,10 +14,12 @@ import { onPage, type PageListener } from './policies/on-page.js';
 import { requestLimit } from './policies/request-limit.js';
 import { requireKey } from './policies/require-key.js';
 import { retry, type RetryOptions } from './policies/retry.js';
+import { trace } from './policies/trace.js';
 import { stale } from './policies/stale.js';
 import type { Semaphore } from './semaphore.js';
 import type { UpstreamCall, UpstreamPolicy } from './upstream-call.js';
-import type { UpstreamObserver } from './upstream-observer.js';
+import { observeAll, type UpstreamObserver } from './upstream-observer.js';
+import type { UpstreamTrace } from './upstream-trace.js';
 
 /**
  * What every operation's pipeline shares, made once per gateway by `createUpstream`: the
@@ -53,6 +55,8 @@ export interface OperationParts {
   readonly onPage?: PageListener;
   /** The most upstream requests it may send (`MAX_UPSTREAM_REQUESTS`); absent, any. */
   readonly maxRequests?: number;
+  /** Its traces, when they are on: a span per request sent, the pages served without one. */
+  readonly trace?: UpstreamTrace;
 }
 
 /** Wraps `call` in `policies`, the first innermost: `wrap(t, a, b)` is `b(a(t))`. */
@@ -64,31 +68,34 @@ export function wrap(call: UpstreamCall, ...policies: UpstreamPolicy[]): Upstrea
  * One operation's upstream call: the whole pipeline in one list, from the transport outward (each
  * policy a file of its own in `policies/`, each a function `(next) => call`):
  *
- *   transport → ledger → observe → breaker → retry → cache → coalesce → stale → budget
+ *   transport → trace → ledger → observe → breaker → retry → cache → coalesce → stale → budget
  *     → requestLimit → onPage → concurrency → deadline → requireKey → dedupe    (the operation's)
  *
- * The ledger, observe and the breaker wrap the transport inside the retries, so that they see
- * every attempt; coalescing is outside the cache, so that concurrent calls for a page look it up
- * once; the stale fallback is outside the retries and the breaker, so that it answers only once
- * they gave up (or refused), and outside the joining, so that every call joined to a failed
- * request falls back, and books it, on its own; the budget is outside all of them, so that a page
- * served without a request settles to 0 credits.
- * The operation's policies are outermost: a page asked twice is fetched, capped and listened to
- * once, and a call without a key neither starts the deadline nor takes a slot.
+ * The trace (only with traces on), the ledger, observe and the breaker wrap the transport inside
+ * the retries, so that they see every attempt; coalescing is outside the cache, so that
+ * concurrent calls for a page look it up once; the stale fallback is outside the retries and the
+ * breaker, so that it answers only once they gave up (or refused), and outside the joining, so
+ * that every call joined to a failed request falls back, and books it, on its own; the budget is
+ * outside all of them, so that a page served without a request settles to 0 credits. The
+ * operation's policies are outermost: a page asked twice is fetched, capped and listened to once,
+ * and a call without a key neither starts the deadline nor takes a slot. With traces on, the
+ * cache and the coalescing tell the operation's trace too of the pages they serve.
  */
 export function operationCall(shared: SharedPipeline, operation: OperationParts): UpstreamCall {
   const { observer } = shared;
+  const served = operation.trace ? observeAll(observer, operation.trace) : observer;
   return wrap(
     shared.transport,
+    ...(operation.trace ? [trace(operation.trace)] : []),
     ledger(),
     observe(observer),
     breaker(shared.circuit),
     retry(shared.retry),
     ...(shared.cache
       ? [
-          cache(shared.cache.store, { claimMs: shared.cache.claimMs, events: observer }),
-          coalesce(shared.cache.flights, observer),
-          ...(shared.cache.keepsStale ? [stale(shared.cache.store, observer)] : []),
+          cache(shared.cache.store, { claimMs: shared.cache.claimMs, events: served }),
+          coalesce(shared.cache.flights, served),
+          ...(shared.cache.keepsStale ? [stale(shared.cache.store, served)] : []),
         ]
       : []),
     budget(),

@@ -105,7 +105,7 @@ export function createTransport(options: TransportOptions): Transport {
   const { timeoutMs } = options;
 
   return {
-    async call({ endpoint, filterQuery, cursor, limit, apiKey, signal }) {
+    async call({ endpoint, filterQuery, cursor, limit, apiKey, signal, traceHeaders }) {
       const query = buildPageQuery(filterQuery, { cursor, limit });
       const path = `${prefix}${endpoints[endpoint].path}?${query}`;
       let response: Dispatcher.ResponseData;
@@ -134,7 +134,10 @@ export function createTransport(options: TransportOptions): Transport {
           origin,
           path,
           method: 'GET',
-          headers: { 'x-api-key': apiKey, accept: 'application/json' },
+          headers:
+            traceHeaders === undefined
+              ? { 'x-api-key': apiKey, accept: 'application/json' }
+              : { 'x-api-key': apiKey, accept: 'application/json', ...traceHeaders },
           signal: controller.signal,
           [ON_CONNECTION]: onConnection,
         } as Dispatcher.RequestOptions);

@@ -2,6 +2,7 @@ import type { CreditBudget } from './credit-budget.js';
 import type { CreditLedger } from './credit-ledger.js';
 import type { EndpointName } from './endpoints.js';
 import type { ListEnvelope, UpstreamRecord } from './types.js';
+import type { TraceHeaders } from './upstream-trace.js';
 
 /** One page request, as every policy and the transport see it. */
 export interface UpstreamRequest {
@@ -32,6 +33,8 @@ export interface UpstreamRequest {
    * (and charged) and the cache refreshed with it.
    */
   readonly fresh?: boolean;
+  /** The W3C trace context the transport sends with it (its client span's); absent, none. */
+  readonly traceHeaders?: TraceHeaders;
 }
 
 /** One page as the service answered it: facts, booked and cached by the policies around it. */

@@ -8,6 +8,7 @@ import type { PageListener } from './policies/on-page.js';
 import { Semaphore } from './semaphore.js';
 import type { ListEnvelope } from './types.js';
 import type { UpstreamCall } from './upstream-call.js';
+import type { UpstreamTrace } from './upstream-trace.js';
 
 /** Options of {@link UpstreamSession}: what the operation's request and the settings say. */
 export interface SessionOptions {
@@ -31,6 +32,8 @@ export interface SessionOptions {
   deadlineMs?: number;
   /** Told of every page the operation receives (its record store). */
   onPage?: PageListener;
+  /** The operation's traces, when they are on (`OTEL_TRACES_EXPORTER=otlp`). */
+  trace?: UpstreamTrace;
 }
 
 /** A page request: paging, plus the records at its start the caller will drop. */
@@ -65,6 +68,7 @@ export class UpstreamSession {
       deadline: this.#deadline,
       onPage: options.onPage,
       maxRequests: options.maxRequests,
+      trace: options.trace,
     });
   }
 

@@ -48,6 +48,15 @@ describe('request log and counters', () => {
     });
   });
 
+  it("records a traced client's traceparent header, null without one", async () => {
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    await fetch(`${sandbox.url}/v1/companies?limit=1`, {
+      headers: { 'x-api-key': sandbox.keys.demo, traceparent },
+    });
+    await get(sandbox, '/v1/companies', { limit: 1 });
+    expect(sandbox.requestLog().map((entry) => entry.traceparent)).toEqual([traceparent, null]);
+  });
+
   it('reset clears the log and counters and restores credits', async () => {
     await get(sandbox, '/v1/companies', { limit: 2 }, sandbox.keys.lowCredit);
     expect(sandbox.credits(sandbox.keys.lowCredit)).toBe(3);

@@ -1,10 +1,29 @@
 import { creditsOf } from '../credit-ledger.js';
-import type { UpstreamPolicy } from '../upstream-call.js';
+import type { EndpointName } from '../endpoints.js';
+import type { UpstreamPage, UpstreamPolicy } from '../upstream-call.js';
 import { UpstreamError } from '../upstream-error.js';
-import type { UpstreamObserver } from '../upstream-observer.js';
+import type { Exchange, UpstreamObserver } from '../upstream-observer.js';
 
 /** The events of {@link observe}: each exchange with the service (`exchange`). */
 export type ObserveEvents = Pick<UpstreamObserver, 'exchange'>;
+
+/** An exchange that ended with `page`, `seconds` after it was sent. */
+export function answered(endpoint: EndpointName, page: UpstreamPage, seconds: number): Exchange {
+  return { endpoint, status: 200, seconds, credits: creditsOf(page.envelope) };
+}
+
+/** An exchange that ended with `error` (an `UpstreamError`'s facts; anything else: network). */
+export function failed(endpoint: EndpointName, error: unknown, seconds: number): Exchange {
+  const facts = error instanceof UpstreamError ? error : undefined;
+  return {
+    endpoint,
+    status: facts?.status ?? 0,
+    failure: facts?.failure ?? 'network',
+    seconds,
+    credits: 0,
+    requestId: facts?.requestId,
+  };
+}
 
 /**
  * Tells of each exchange with the service: endpoint, status, failure, duration and credits. It
@@ -18,23 +37,10 @@ export function observe(events: ObserveEvents): UpstreamPolicy {
     const started = performance.now();
     try {
       const page = await next(request);
-      tell({
-        endpoint: request.endpoint,
-        status: 200,
-        seconds: (performance.now() - started) / 1000,
-        credits: creditsOf(page.envelope),
-      });
+      tell(answered(request.endpoint, page, (performance.now() - started) / 1000));
       return page;
     } catch (error) {
-      const facts = error instanceof UpstreamError ? error : undefined;
-      tell({
-        endpoint: request.endpoint,
-        status: facts?.status ?? 0,
-        failure: facts?.failure ?? 'network',
-        seconds: (performance.now() - started) / 1000,
-        credits: 0,
-        requestId: facts?.requestId,
-      });
+      tell(failed(request.endpoint, error, (performance.now() - started) / 1000));
       throw error;
     }
   };
