@@ -34,6 +34,9 @@ import { usePrivateAnswers } from './plugins/use-private-answers.js';
 import { useCors } from './plugins/use-cors.js';
 import { useCompiledOperations } from './plugins/use-compiled-operations.js';
 import { useTracing } from './plugins/use-tracing.js';
+import { useAnswerKeeping } from './plugins/use-answer-keeping.js';
+import { KnownAnswers } from './answers/known-answers.js';
+import { serveKnownAnswers } from './answers/serve-known-answers.js';
 import type { RequestTrace, RequestTracer } from './tracing/request-tracer.js';
 import { silentLogger, type Logger } from './logging/create-logger.js';
 import { operationLog } from './logging/operation-log.js';
@@ -115,7 +118,7 @@ interface Shared {
 
 /**
  * A Yoga over `schema` at `endpoint`, with every plugin a GraphQL request passes (limits, budget,
- * credits, reports); `front` come first, `extra` is merged into the options.
+ * credits, reports); `front` come first, `back` last, `extra` is merged into the options.
  */
 function graphqlServer(
   shared: Shared,
@@ -123,6 +126,7 @@ function graphqlServer(
   endpoint: string,
   front: Plugin[],
   extra: Partial<YogaServerOptions<Record<string, unknown>, Context>> = {},
+  back: Plugin[] = [],
 ) {
   const { config, deps, logger, traces } = shared;
   const estimate = createEstimator(schema, {
@@ -196,6 +200,7 @@ function graphqlServer(
       useUpstreamSession(),
       usePartialErrors(),
       useCreditsExtension(),
+      ...back,
     ],
     logging: yogaLogger(logger),
     ...extra,
@@ -215,8 +220,9 @@ function frontPlugins({ report, deps, traces }: Shared, endpoint: string): Plugi
 }
 
 /**
- * The GraphQL server as fetch handlers: `app.fetch(request)` in tests, `createServer(app)` in
- * main.ts. Nothing listens here. `app` serves POST and GET on /graphql with GraphiQL (bundled, no
+ * The GraphQL server as fetch handlers: `app.fetch(request)` in tests, and `listener` (the app
+ * behind the kept answers of repeat views, `src/answers/`) for `createServer` in main.ts. Nothing
+ * listens here. `app` serves POST and GET on /graphql with GraphiQL (bundled, no
  * CDN) and the health endpoints, and the same graph as an Apollo Federation subgraph on
  * /subgraph (`SUBGRAPH=on`); with `SUBGRAPH_PORT` the subgraph is `subgraph`, served apart.
  */
@@ -245,6 +251,11 @@ export function createApp(config: Config, deps: AppDeps) {
       ? graphqlServer(shared, subgraphSchema, SUBGRAPH_PATH, frontPlugins(shared, SUBGRAPH_PATH))
       : undefined;
   const routed = config.subgraphPort === null ? subgraph : undefined;
+  // Whole answers for repeat views, in the page cache's store; not with traces on, where every
+  // request runs and is traced.
+  const store = deps.upstream.shared.cache?.store;
+  const answers =
+    store && !deps.tracer ? new KnownAnswers(store, config.cacheTtlSeconds * 1000) : undefined;
   const app = graphqlServer(
     shared,
     schema,
@@ -269,8 +280,21 @@ export function createApp(config: Config, deps: AppDeps) {
         headers: JSON.stringify(graphiqlHeaders),
       },
     },
+    // Last: it keeps the answer with the headers every other plugin set.
+    answers ? [useAnswerKeeping(answers)] : [],
   );
-  return { app, subgraph: routed ? undefined : subgraph };
+  const listener = answers
+    ? serveKnownAnswers(app, {
+        answers,
+        authenticate: deps.authenticate,
+        config,
+        quotas: deps.quotas,
+        path: GRAPHQL_PATH,
+        report: shared.report,
+        shuttingDown: deps.shuttingDown ?? (() => false),
+      })
+    : app;
+  return { app, listener, subgraph: routed ? undefined : subgraph };
 }
 
 /** A fetch handler that also serves node's `http.createServer`. */

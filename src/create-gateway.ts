@@ -1,3 +1,4 @@
+import type { RequestListener } from 'node:http';
 import { createApp, type App } from './app.js';
 import { createAuthenticator, type Authenticate } from './auth/create-authenticator.js';
 import { PollerRegistry } from './live/poller-registry.js';
@@ -40,8 +41,10 @@ export interface GatewayParts {
 
 /** A composed gateway: nothing listens yet. */
 export interface Gateway {
-  /** The fetch handler: `createServer(gateway.app)`, or `gateway.app.fetch(request)`. */
+  /** The fetch handler: `gateway.app.fetch(request)`; its WebSocket operations run here too. */
   readonly app: App;
+  /** What `createServer` serves: `app` behind the kept answers of repeat views. */
+  readonly listener: RequestListener;
   /** The subgraph's handler, when `SUBGRAPH_PORT` serves it apart from `app`. */
   readonly subgraphApp: App | undefined;
   readonly upstream: Upstream;
@@ -212,7 +215,11 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
     : undefined;
   await leases?.ready(REDIS_CONNECT_MS);
   const live = liveDeps(config, upstream, quotas, logger, metrics, () => shuttingDown, leases);
-  const { app, subgraph: subgraphApp } = createApp(config, {
+  const {
+    app,
+    listener,
+    subgraph: subgraphApp,
+  } = createApp(config, {
     upstream,
     authenticate,
     graphiqlApiKey: parts.graphiqlApiKey,
@@ -226,6 +233,7 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
   });
   return {
     app,
+    listener,
     subgraphApp,
     upstream,
     metrics,

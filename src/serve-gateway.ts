@@ -67,7 +67,7 @@ export async function serveGateway(config: Config, parts: GatewayParts): Promise
     gateway.scrape && config.metricsPort !== null && !parts.clusterWorker
       ? await serveMetrics(config.metricsPort, config.host, gateway.scrape)
       : undefined;
-  const server = listenerFor(gateway.app, config);
+  const server = listenerFor(gateway.listener, config);
   // Subscriptions over WebSocket (graphql-transport-ws) on the same path as HTTP's /graphql.
   const webSocket = serveWebSocket(server, {
     app: gateway.app,

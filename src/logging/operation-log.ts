@@ -20,6 +20,7 @@ export function operationLog(logger: Logger): (report: OperationReport) => void 
         creditsUncertain: report.creditsUncertain || undefined,
         creditsEstimate: report.creditsEstimate,
         stale: report.stalePages || undefined,
+        answered: report.answered || undefined,
         codes: report.codes.length > 0 ? report.codes : undefined,
         traceId: report.traceId,
       },

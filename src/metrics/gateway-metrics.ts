@@ -50,6 +50,8 @@ export class GatewayMetrics {
   readonly #operationSeconds: Histogram<'operation' | 'outcome'>;
   readonly #errors: Counter<'code'>;
   readonly #rejections: Counter<'reason'>;
+  readonly #answered: Counter;
+  readonly #answeredCredits: Counter;
 
   /**
    * @param options.processMetrics also collect Node's default process metrics (CPU, memory, event
@@ -92,6 +94,16 @@ export class GatewayMetrics {
       name: 'gateway_credit_budget_rejections_total',
       help: 'Operations refused before any upstream request: estimate over the budget, or answer too large',
       labelNames: ['reason'],
+      registers,
+    });
+    this.#answered = new Counter({
+      name: 'gateway_answers_repeated_total',
+      help: 'Operations answered with a whole answer kept from an earlier request (repeat views): nothing run, no upstream request',
+      registers,
+    });
+    this.#answeredCredits = new Counter({
+      name: 'gateway_answers_repeated_credits_total',
+      help: 'Credits the pages of the answers sent again would have cost (saved)',
       registers,
     });
     const requests = new Counter({
@@ -273,6 +285,10 @@ export class GatewayMetrics {
     };
     this.#operations.inc(labels);
     this.#operationSeconds.observe(labels, report.ms / 1000);
+    if (report.answered) {
+      this.#answered.inc();
+      this.#answeredCredits.inc(report.creditsSaved);
+    }
     for (const code of report.codes) {
       this.#errors.inc({ code: this.#codes.label(code) });
       if (code === 'CREDIT_BUDGET_EXCEEDED') this.#rejections.inc({ reason: 'estimate' });

@@ -26,9 +26,9 @@ export const BUDGET_HEADER = 'x-credit-budget';
 export const ESTIMATE_HEADER = 'x-credit-estimate';
 
 /** The budget a request asks for, lowered to the ceiling; an error for a value that is not one. */
-function budgetOf(
+export function budgetOf(
   header: string | null,
-  options: CreditBudgetOptions,
+  options: Pick<CreditBudgetOptions, 'maxBudget'>,
   defaultBudget: number,
 ): number | GraphQLError {
   const text = header?.trim();

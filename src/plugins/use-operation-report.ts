@@ -32,10 +32,17 @@ export interface OperationReport {
   traceId?: string;
   /** Pages served past their TTL because the service was down (`extensions.stale`). */
   stalePages: number;
+  /** True when a whole answer kept from an earlier request was sent, nothing run (`src/answers/`). */
+  answered?: boolean;
 }
 
 /** A request id kept from the client: printable, no spaces or quotes, at most 128 characters. */
 const REQUEST_ID = /^[\w.:/+=@-]{1,128}$/;
+
+/** The client's `X-Request-Id` if it is usable, else a new UUID. */
+export function requestIdOf(incoming: string | null | undefined): string {
+  return incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
 
 interface RequestState {
   readonly started: number;
@@ -79,7 +86,7 @@ export function useOperationReport(
       const incoming = request.headers.get('x-request-id');
       states.set(request, {
         started: performance.now(),
-        requestId: incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID(),
+        requestId: requestIdOf(incoming),
         operation: null,
       });
     },

@@ -45,6 +45,7 @@ export class CreditLedger {
   remaining: number | null = null;
   /** When the response `remaining` comes from was received (ms since the epoch). */
   #remainingAt = -Infinity;
+  #oldestPageAt = Infinity;
   readonly #parent: CreditLedger | undefined;
 
   constructor(parent?: CreditLedger) {
@@ -72,7 +73,9 @@ export class CreditLedger {
   /** Books a success envelope as it arrives from the service. */
   charged(page: ChargedPage): void {
     this.used += creditsOf(page);
-    this.#observe(page.meta.creditsRemaining, Date.now());
+    const now = Date.now();
+    this.#oldestPageAt = Math.min(this.#oldestPageAt, now);
+    this.#observe(page.meta.creditsRemaining, now);
     this.#parent?.charged(page);
   }
 
@@ -82,6 +85,7 @@ export class CreditLedger {
    */
   served(page: ChargedPage, receivedAt: number): void {
     this.saved += creditsOf(page);
+    this.#oldestPageAt = Math.min(this.#oldestPageAt, receivedAt);
     this.#observe(page.meta.creditsRemaining, receivedAt);
     this.#parent?.served(page, receivedAt);
   }
@@ -90,6 +94,19 @@ export class CreditLedger {
   servedStale(page: StaleServed): void {
     this.stale.push(page);
     this.#parent?.servedStale(page);
+  }
+
+  /**
+   * When the oldest page this operation used was sent by the service (ms since the epoch): its
+   * answer is as fresh as that page. Infinity before any page.
+   */
+  get oldestPageAt(): number {
+    return this.#oldestPageAt;
+  }
+
+  /** When the response `remaining` comes from was received; -Infinity before any. */
+  get remainingAt(): number {
+    return this.#remainingAt;
   }
 
   /**

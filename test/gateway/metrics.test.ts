@@ -115,10 +115,16 @@ describe('GET /metrics after known traffic', () => {
   it('counts cache hits, misses, credits saved and the bytes held', async () => {
     await gateway.close();
     gateway = await startGateway(sandbox, { config: { cacheTtlSeconds: 60 } });
-    for (let i = 0; i < 3; i++) await gateway.gql(COMPANIES);
+    // Three requests that differ in a byte (a trailing space), so that each runs rather than
+    // being a repeat answered whole: the first fetches the page, the next two find it cached.
+    for (let i = 0; i < 3; i++) await gateway.gql(COMPANIES + ' '.repeat(i));
     await gateway.gql(COMPANIES, undefined, { headers: { 'cache-control': 'no-cache' } });
+    // An exact repeat: answered whole, counted apart from the page cache's hits.
+    await gateway.gql(COMPANIES);
 
     const samples = await metrics();
+    expect(valueOf(samples, 'gateway_answers_repeated_total')).toBe(1);
+    expect(valueOf(samples, 'gateway_answers_repeated_credits_total')).toBe(5);
     expect(sandbox.requestLog()).toHaveLength(2);
     expect(valueOf(samples, 'gateway_page_cache_lookups_total', { result: 'miss' })).toBe(1);
     expect(valueOf(samples, 'gateway_page_cache_lookups_total', { result: 'hit' })).toBe(2);

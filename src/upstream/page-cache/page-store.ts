@@ -17,6 +17,26 @@ export interface StalePage {
 }
 
 /**
+ * A whole GraphQL answer kept for repeat views (`src/answers/`): what a repeat needs to answer
+ * without running, and to report truthfully what it would have cost.
+ */
+export interface StoredAnswer {
+  /** The answer's `data`, as JSON bytes. */
+  readonly data: Buffer;
+  /** The response headers that do not change per request (type, CORS, `Vary`, `Cache-Control`). */
+  readonly headers: readonly (readonly [string, string])[];
+  /** The operation's name, for the log line. */
+  readonly operation: string | null;
+  /** Its estimate: a repeat is admitted by the same budget and quota as a run. */
+  readonly estimate: number;
+  /** The credits its pages were worth (used and saved): what a repeat saves. */
+  readonly credits: number;
+  /** The workspace's credits left as its freshest page said, and when that page was sent. */
+  readonly remaining: number | null;
+  readonly remainingAt: number;
+}
+
+/**
  * Where cached pages live: in this process (`MemoryPageStore`) or in Redis (`RedisPageStore`),
  * with the same keys, TTL and semantics. A page is kept for the TTL, when `get` serves it, and
  * then for the stale window (`CACHE_STALE_SECONDS`), when only `getStale` does. A store never
@@ -54,6 +74,13 @@ export interface PageStore {
    * cannot: a gateway then starts and serves from the upstream until it can.
    */
   ready(timeoutMs: number): Promise<void>;
+  /** The answer under `key` if it is there and still as fresh as its pages. */
+  getAnswer(key: string): Promise<StoredAnswer | undefined> | StoredAnswer | undefined;
+  /**
+   * Keeps `answer` under `key` for `ttlMs` (what is left of its oldest page's TTL), in the same
+   * bounds as the pages; never throws.
+   */
+  setAnswer(key: string, answer: StoredAnswer, ttlMs: number): Promise<void> | void;
   /** Bytes of pages held, for metrics; undefined for a store that bounds itself (Redis). */
   bytesHeld(): number | undefined;
   close(): Promise<void>;

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChainableCommander, Redis } from 'ioredis';
 import { failFastRedis, sharedPrefix } from '../../redis/shared-redis.js';
 import type { ListEnvelope, UpstreamRecord } from '../types.js';
-import type { CachedPage, PageStore, StalePage } from './page-store.js';
+import type { CachedPage, PageStore, StalePage, StoredAnswer } from './page-store.js';
 
 /** Options of {@link RedisPageStore}. */
 export interface RedisPageStoreOptions {
@@ -100,8 +100,28 @@ export class RedisPageStore implements PageStore {
     }
   }
 
-  /** The Redis name of a page or claim: under the upstream's prefix, the key signed. */
-  #name(kind: 'page' | 'claim', key: string): string {
+  async getAnswer(key: string): Promise<StoredAnswer | undefined> {
+    try {
+      return decodeAnswer(await this.#redis.getBuffer(this.#name('answer', key)));
+    } catch (error) {
+      this.#failed(error);
+      return undefined;
+    }
+  }
+
+  async setAnswer(key: string, answer: StoredAnswer, ttlMs: number): Promise<void> {
+    if (ttlMs <= 0) return;
+    const { data, ...facts } = answer;
+    const value = Buffer.concat([Buffer.from(`${JSON.stringify(facts)}\n`), data]);
+    try {
+      await this.#redis.set(this.#name('answer', key), value, 'PX', Math.ceil(ttlMs));
+    } catch (error) {
+      this.#failed(error);
+    }
+  }
+
+  /** The Redis name of a page, answer or claim: under the upstream's prefix, the key signed. */
+  #name(kind: 'page' | 'answer' | 'claim', key: string): string {
     return `${this.#prefix}${kind}:${createHmac('sha256', this.#options.secret).update(key).digest('base64url')}`;
   }
 
@@ -189,4 +209,13 @@ function decode(value: string | null): CachedPage | undefined {
     receivedAt,
     bytes: text.length,
   };
+}
+
+/** `<facts JSON>\n<data JSON>`, as {@link RedisPageStore.setAnswer} writes it. */
+function decodeAnswer(value: Buffer | null): StoredAnswer | undefined {
+  if (!value) return undefined;
+  const newline = value.indexOf(10);
+  if (newline < 0) return undefined;
+  const facts = JSON.parse(value.subarray(0, newline).toString()) as Omit<StoredAnswer, 'data'>;
+  return { ...facts, data: value.subarray(newline + 1) };
 }

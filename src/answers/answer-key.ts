@@ -1,0 +1,27 @@
+import { hash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { keyHash } from '../upstream/page-cache/page-key.js';
+
+/** The request headers that change an answer's bytes or headers (its type, its CORS headers). */
+const SHAPING_HEADERS = ['accept', 'content-type', 'origin'] as const;
+
+/**
+ * The name of a whole answer: the caller's key as the page cache scopes it (its hash), and every
+ * byte of the request that selects the answer: the method and URL (a GET's query string), the
+ * headers that shape the response, and the body (document, operation name, variables, a persisted
+ * query's id). Two requests share a name only if they ask exactly the same thing of the same
+ * workspace key; requests that mean the same but differ in a byte are kept apart, never confused.
+ * SHA-256 as base64url: a fixed size whatever the document's.
+ */
+export function answerKey(
+  upstreamKey: string,
+  request: IncomingMessage,
+  body: Buffer | null,
+): string {
+  const parts = [keyHash(upstreamKey), request.method ?? '', request.url ?? ''];
+  for (const name of SHAPING_HEADERS) parts.push(String(request.headers[name] ?? ''));
+  const head = parts.join('\n');
+  return body === null || body.length === 0
+    ? hash('sha256', head, 'base64url')
+    : hash('sha256', Buffer.concat([Buffer.from(`${head}\n`), body]), 'base64url');
+}

@@ -1,0 +1,99 @@
+import type { IncomingMessage } from 'node:http';
+import type { PageStore, StoredAnswer } from '../upstream/page-cache/page-store.js';
+import { keyHash } from '../upstream/page-cache/page-key.js';
+
+/** What a request that ran should leave for {@link KnownAnswers.keep}: where its answer goes. */
+export interface AnswerSlot {
+  /** The answer's name ({@link answerKey}). */
+  readonly key: string;
+  /** The caller's upstream key, for the freshest `remaining` of its workspace. */
+  readonly upstreamKey: string;
+}
+
+/** How many workspace keys {@link KnownAnswers} remembers the freshest balance of. */
+const BALANCES_REMEMBERED = 10_000;
+
+/** The response headers an answer keeps: not those that are the request's own. */
+const PER_REQUEST_HEADERS = new Set([
+  'x-request-id',
+  'x-credits-used',
+  'x-credits-saved',
+  'x-credits-remaining',
+  'ratelimit',
+  'ratelimit-policy',
+  'retry-after',
+  'content-length',
+  'date',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+]);
+
+/** The headers of `response` a repeat of its request is sent with. */
+export function keptHeaders(response: Response): [string, string][] {
+  const kept: [string, string][] = [];
+  response.headers.forEach((value, name) => {
+    if (!PER_REQUEST_HEADERS.has(name)) kept.push([name, value]);
+  });
+  return kept;
+}
+
+/**
+ * Whole answers for repeat views, in the page cache's store, its TTL and its bounds. A request the
+ * HTTP front ({@link serveKnownAnswers}) could not answer runs with a slot; once it ends, an
+ * answer with no error is kept there (`useAnswerKeeping`) for as long as its oldest page is fresh.
+ * Also remembers, per workspace key, the freshest `remaining` the service reported, so that a
+ * repeat reports the balance as now known, not as it was.
+ */
+export class KnownAnswers {
+  readonly #store: PageStore;
+  readonly #ttlMs: number;
+  readonly #slots = new WeakMap<IncomingMessage, AnswerSlot>();
+  readonly #balances = new Map<string, { remaining: number; at: number }>();
+
+  constructor(store: PageStore, ttlMs: number) {
+    this.#store = store;
+    this.#ttlMs = ttlMs;
+  }
+
+  /** The answer kept under `key`, if any (from memory at once, from Redis when it answers). */
+  find(key: string): Promise<StoredAnswer | undefined> | StoredAnswer | undefined {
+    return this.#store.getAnswer(key);
+  }
+
+  /** Gives `request`, about to run, the slot its answer is kept in. */
+  reserve(request: IncomingMessage, slot: AnswerSlot): void {
+    this.#slots.set(request, slot);
+  }
+
+  /** The slot of a request that runs, if the HTTP front gave it one. */
+  slotOf(request: IncomingMessage | undefined): AnswerSlot | undefined {
+    return request && this.#slots.get(request);
+  }
+
+  /**
+   * Keeps `answer` under `slot` until its oldest page (`oldestPageAt`, Infinity without one)
+   * expires; an answer no fresher than that is not kept.
+   */
+  keep(slot: AnswerSlot, answer: StoredAnswer, oldestPageAt: number): void {
+    const since = Number.isFinite(oldestPageAt) ? oldestPageAt : Date.now();
+    const ttlMs = since + this.#ttlMs - Date.now();
+    if (ttlMs > 0) void this.#store.setAnswer(slot.key, answer, ttlMs);
+  }
+
+  /** Notes the service's balance for `upstreamKey`, reported by a page sent at `at`. */
+  observe(upstreamKey: string, remaining: number | null, at: number): void {
+    if (remaining === null) return;
+    const name = keyHash(upstreamKey);
+    const known = this.#balances.get(name);
+    if (known && (known.at > at || (known.at === at && known.remaining <= remaining))) return;
+    if (!known && this.#balances.size >= BALANCES_REMEMBERED) this.#balances.clear();
+    this.#balances.set(name, { remaining, at });
+  }
+
+  /** The freshest balance known for `upstreamKey`: `answer`'s own, or a later one. */
+  remaining(upstreamKey: string, answer: StoredAnswer): number | null {
+    const known = this.#balances.get(keyHash(upstreamKey));
+    return known && known.at >= answer.remainingAt ? known.remaining : answer.remaining;
+  }
+}
