@@ -22,7 +22,7 @@ import {
   waitForHttp,
   type Service,
 } from './processes.js';
-import { interleaved, load } from './interleaved.js';
+import { interleaved, load, medianBlockRatio } from './interleaved.js';
 import { startJwtSide } from './jwt-side.js';
 import { LIST_QUERY, WIDE_QUERY } from './scenarios.js';
 
@@ -113,6 +113,11 @@ try {
       `new ${next.cpuMs.toFixed(3)} ms/req, ratio ${(next.cpuMs / old.cpuMs).toFixed(3)}; sandbox ` +
       `${sandboxPer.toFixed(3)} ms/req (old ÷ sandbox ${(old.cpuMs / sandboxPer).toFixed(2)}, ` +
       `new ÷ sandbox ${(next.cpuMs / sandboxPer).toFixed(2)})`,
+  );
+  console.log(
+    `ratio over the whole run ${(next.spanCpuMs / old.spanCpuMs).toFixed(3)} ` +
+      `(old ${old.spanCpuMs.toFixed(3)}, new ${next.spanCpuMs.toFixed(3)} ms/req); ` +
+      `median of the block ratios ${medianBlockRatio(old, next).toFixed(3)}`,
   );
   console.log(
     `mean latency: old ${old.latencyMs.toFixed(3)} ms, new ${next.latencyMs.toFixed(3)} ms`,

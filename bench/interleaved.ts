@@ -10,8 +10,15 @@ export interface AbSide {
 
 /** What an interleaved A/B measured for each side. */
 export interface AbResult {
-  /** Gateway CPU per request, ms. */
+  /** Gateway CPU per request, ms: its CPU time over its own blocks, divided by their requests. */
   cpuMs: number;
+  /**
+   * Gateway CPU per request over the whole run, ms: from before the first block to after the
+   * last, so that work a process defers past its block (a collection, a log flush) is counted.
+   */
+  spanCpuMs: number;
+  /** Its CPU per request in each of its blocks, ms, in order. */
+  blockCpuMs: number[];
   /** Mean wall time per request at the concurrency used, ms. */
   latencyMs: number;
 }
@@ -56,6 +63,13 @@ export async function interleaved<K extends string>(
 ): Promise<Record<K, AbResult>> {
   const names = Object.keys(sides) as K[];
   const cpu = Object.fromEntries(names.map((name) => [name, 0])) as Record<K, number>;
+  const perBlock = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<
+    K,
+    number[]
+  >;
+  const startCpu = Object.fromEntries(
+    names.map((name) => [name, cpuTimeMs(sides[name].pid)]),
+  ) as Record<K, number>;
   const wall = Object.fromEntries(names.map((name) => [name, 0])) as Record<K, number>;
   for (let i = 0; i < blocks; i++) {
     for (const name of i % 2 ? [...names].reverse() : names) {
@@ -65,7 +79,9 @@ export async function interleaved<K extends string>(
         const started = performance.now();
         await load(side.url, body, side.headers, block, concurrency);
         wall[name] += performance.now() - started;
-        cpu[name] += cpuTimeMs(side.pid) - before;
+        const spent = cpuTimeMs(side.pid) - before;
+        cpu[name] += spent;
+        perBlock[name].push(spent / block);
       };
       await (onBlock ? onBlock(run) : run());
     }
@@ -74,7 +90,25 @@ export async function interleaved<K extends string>(
   return Object.fromEntries(
     names.map((name) => [
       name,
-      { cpuMs: cpu[name] / requests, latencyMs: (wall[name] * concurrency) / requests },
+      {
+        cpuMs: cpu[name] / requests,
+        spanCpuMs: (cpuTimeMs(sides[name].pid) - startCpu[name]) / requests,
+        blockCpuMs: perBlock[name],
+        latencyMs: (wall[name] * concurrency) / requests,
+      },
     ]),
   ) as Record<K, AbResult>;
+}
+
+/**
+ * The median, over the blocks run back to back, of `b`'s CPU per request divided by `a`'s: one
+ * block slowed by something else on the machine moves it little, where it moves a ratio of sums.
+ */
+export function medianBlockRatio(a: AbResult, b: AbResult): number {
+  const ratios = a.blockCpuMs
+    .map((cpu, i) => (b.blockCpuMs[i] ?? NaN) / cpu)
+    .filter(Number.isFinite)
+    .sort((x, y) => x - y);
+  const middle = ratios.length >> 1;
+  return ratios.length % 2 ? ratios[middle]! : (ratios[middle - 1]! + ratios[middle]!) / 2;
 }

@@ -1,4 +1,4 @@
-import type { AbResult } from './interleaved.js';
+import { medianBlockRatio, type AbResult } from './interleaved.js';
 import type { FanOutResult } from './subscribers.js';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, platform, arch } from 'node:os';
@@ -81,6 +81,8 @@ function authAbTable(ab: NonNullable<RunInfo['authAb']>): string {
     row('`AUTH_MODE=api-key`, no quota', ab.apiKey),
     row('`AUTH_MODE=jwt`, `CREDIT_QUOTA` in memory', ab.jwt),
     `| ratio (jwt ÷ api-key) | ${(ab.jwt.cpuMs / ab.apiKey.cpuMs).toFixed(3)} | ${(ab.jwt.latencyMs / ab.apiKey.latencyMs).toFixed(3)} |`,
+    `| ratio over the whole run (deferred work counted) | ${(ab.jwt.spanCpuMs / ab.apiKey.spanCpuMs).toFixed(3)} | |`,
+    `| median of the ${ab.blocks} block ratios | ${medianBlockRatio(ab.apiKey, ab.jwt).toFixed(3)} | |`,
   ].join('\n');
 }
 
@@ -332,24 +334,25 @@ export function evaluateTargets(runs: RunRecord[], saturating: number): TargetSt
     });
   }
 
-  const cachedSat = find(runs, 'list-cached', 'gateway', saturating);
-  const cachedDirect = find(runs, 'list-cached', 'direct', saturating);
-  const throughput =
-    cachedSat && cachedDirect
-      ? cachedSat.load.requestsPerSecond / cachedDirect.load.requestsPerSecond
-      : undefined;
-  targets.push({
-    name: `cache hit, 20-record list: throughput ÷ direct REST, c=${saturating}`,
-    goal: '≥ 1.5',
-    measured: `${num(throughput, 2)} (${num(cachedSat?.load.requestsPerSecond, 0)} vs ${num(cachedDirect?.load.requestsPerSecond, 0)} req/s)`,
-    met: throughput === undefined ? null : throughput >= 1.5,
-  });
-  targets.push({
-    name: `cache hit, 20-record list: gateway CPU per request, c=${saturating}`,
-    goal: '≤ 0.5 ms',
-    measured: `${num(cachedSat?.cpuMsPerRequest, 3)} ms`,
-    met: cachedSat ? cachedSat.cpuMsPerRequest <= 0.5 : null,
-  });
+  // Repeat views (issue 27): an exact repeat is answered whole, from the kept answer's bytes.
+  for (const connections of [1, saturating]) {
+    const repeat = find(runs, 'list-cached', 'gateway', connections);
+    const direct = find(runs, 'list-cached', 'direct', connections);
+    const throughput =
+      repeat && direct ? repeat.load.requestsPerSecond / direct.load.requestsPerSecond : undefined;
+    targets.push({
+      name: `repeat view, 20-record list: throughput ÷ direct REST, c=${connections}`,
+      goal: '≥ 1.5',
+      measured: `${num(throughput, 2)} (${num(repeat?.load.requestsPerSecond, 0)} vs ${num(direct?.load.requestsPerSecond, 0)} req/s)`,
+      met: throughput === undefined ? null : throughput >= 1.5,
+    });
+    targets.push({
+      name: `repeat view, 20-record list: gateway CPU per request, c=${connections}`,
+      goal: '≤ 0.25 ms',
+      measured: `${num(repeat?.cpuMsPerRequest, 3)} ms`,
+      met: repeat ? repeat.cpuMsPerRequest <= 0.25 : null,
+    });
+  }
   const cachedRuns = runs.filter((r) => r.scenario.cached && r.side === 'gateway' && r.counted);
   targets.push({
     name: 'cache hits: upstream requests and credits per query',
@@ -462,10 +465,10 @@ export function renderReport(runs: RunRecord[], info: RunInfo, problems: string[
       ...(info.authAb
         ? [
             {
-              name: 'jwt with a quota ÷ api-key without one, CPU per request (interleaved A/B)',
+              name: 'jwt with a quota ÷ api-key without one, CPU per request (interleaved A/B, median of the block ratios)',
               goal: `≤ ${AUTH_CPU_BOUND}`,
-              measured: (info.authAb.jwt.cpuMs / info.authAb.apiKey.cpuMs).toFixed(3),
-              met: info.authAb.jwt.cpuMs / info.authAb.apiKey.cpuMs <= AUTH_CPU_BOUND,
+              measured: `${medianBlockRatio(info.authAb.apiKey, info.authAb.jwt).toFixed(3)} (sums ${(info.authAb.jwt.cpuMs / info.authAb.apiKey.cpuMs).toFixed(3)}, whole run ${(info.authAb.jwt.spanCpuMs / info.authAb.apiKey.spanCpuMs).toFixed(3)})`,
+              met: medianBlockRatio(info.authAb.apiKey, info.authAb.jwt) <= AUTH_CPU_BOUND,
             },
           ]
         : []),

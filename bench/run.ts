@@ -24,7 +24,7 @@ import {
   type Service,
 } from './processes.js';
 import { formatProfile, mainThreadProfile, summarizeProfile } from './profile.js';
-import { interleaved, load } from './interleaved.js';
+import { interleaved, load, medianBlockRatio } from './interleaved.js';
 import { startJwtSide } from './jwt-side.js';
 import { subscriptionFanOut } from './subscribers.js';
 import { machineLine, renderReport, writeReport, type RunInfo } from './report.js';
@@ -246,7 +246,7 @@ async function authenticationAb(
     const apiKeyGateway = await startGateway(upstreamUrl, { name: 'gateway (api-key)' });
     const jwtGateway = await startGateway(upstreamUrl, { env: jwt.env, name: 'gateway (jwt)' });
     services.push(apiKeyGateway, jwtGateway);
-    const shape = { blocks: quick ? 6 : 30, block: 200, concurrency: 8 };
+    const shape = { blocks: quick ? 10 : 30, block: 200, concurrency: 8 };
     const body = JSON.stringify({ query: LIST_QUERY });
     const apiKey = {
       url: apiKeyGateway.url,
@@ -260,7 +260,8 @@ async function authenticationAb(
     const result = await interleaved({ apiKey, jwt: side }, body, shape);
     console.log(
       `auth A/B, list, ${shape.blocks} blocks of ${shape.block}: api-key ${result.apiKey.cpuMs.toFixed(3)} ms/req, ` +
-        `jwt + quota ${result.jwt.cpuMs.toFixed(3)} ms/req, ratio ${(result.jwt.cpuMs / result.apiKey.cpuMs).toFixed(3)}`,
+        `jwt + quota ${result.jwt.cpuMs.toFixed(3)} ms/req, ratio ${(result.jwt.cpuMs / result.apiKey.cpuMs).toFixed(3)}, ` +
+        `median of the block ratios ${medianBlockRatio(result.apiKey, result.jwt).toFixed(3)}`,
     );
     return { ...result, ...shape };
   } finally {

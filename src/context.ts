@@ -40,7 +40,7 @@ export interface Context {
 }
 
 /** The caller's key from `X-API-Key`, or else `Authorization: Bearer <key>`; null if neither. */
-export function apiKeyFrom(headers: Headers): string | null {
+export function apiKeyFrom(headers: Pick<Headers, 'get'>): string | null {
   const key = headers.get('x-api-key')?.trim();
   if (key) return key;
   const match = /^Bearer\s+(.+)$/i.exec(headers.get('authorization') ?? '');
@@ -51,7 +51,7 @@ export function apiKeyFrom(headers: Headers): string | null {
  * True when the request asks for fresh data (`Cache-Control: no-cache` or `no-store`, or
  * `Pragma: no-cache`): its pages are fetched and charged, and refresh the cache.
  */
-export function wantsFresh(headers: Headers): boolean {
+export function wantsFresh(headers: Pick<Headers, 'get'>): boolean {
   const cacheControl = headers.get('cache-control');
   if (cacheControl && /(?:^|,)\s*no-(?:cache|store)\s*(?:,|$)/i.test(cacheControl)) return true;
   return /^\s*no-cache\s*$/i.test(headers.get('pragma') ?? '');

@@ -1,5 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { Authenticate, Caller } from '../auth/create-authenticator.js';
+import type { Authenticate, Caller, HeaderReader } from '../auth/create-authenticator.js';
 import type { Config } from '../config.js';
 import { wantsFresh } from '../context.js';
 import { BUDGET_HEADER, budgetOf, ESTIMATE_HEADER } from '../plugins/use-credit-budget.js';
@@ -62,6 +62,17 @@ function mayRepeat(request: IncomingMessage, front: KnownAnswersFront): boolean 
   return length > 0 && length <= front.config.maxRequestBytes;
 }
 
+/** Node's request headers read as a Fetch `Headers` is (names in any case), without copying them. */
+function headerReader(headers: IncomingMessage['headers']): HeaderReader {
+  return {
+    get(name) {
+      const value = headers[name.toLowerCase()];
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    },
+    has: (name) => headers[name.toLowerCase()] !== undefined,
+  };
+}
+
 /** The body of a request whose length is known and bounded. */
 function readBody(request: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -98,7 +109,7 @@ async function decide(
   body: Buffer | null,
   front: KnownAnswersFront,
 ): Promise<Decision> {
-  const headers = new Headers(request.headers as Record<string, string>);
+  const headers = headerReader(request.headers);
   let caller: Caller;
   try {
     caller = await front.authenticate(headers);
@@ -156,7 +167,6 @@ function send(
     upstreamRetries: 0,
   };
   const tail = Buffer.from(`,"extensions":${JSON.stringify(extensions)}}`);
-  const body = Buffer.concat([DATA_OPEN, answer.data, tail]);
   const requestId = requestIdOf(request.headers['x-request-id'] as string | undefined);
   for (const [name, value] of answer.headers) response.setHeader(name, value);
   response.setHeader('x-request-id', requestId);
@@ -168,9 +178,14 @@ function send(
     response.setHeader('ratelimit-policy', `"credits";q=${quota.limit};w=${quota.windowSeconds}`);
     response.setHeader('ratelimit', `"credits";r=${quota.remaining};t=${full}`);
   }
-  response.setHeader('content-length', body.length);
+  response.setHeader('content-length', DATA_OPEN.length + answer.data.length + tail.length);
   response.writeHead(200);
-  response.end(body);
+  // Three writes in one (corked): the kept bytes are sent as they are, never copied.
+  response.cork();
+  response.write(DATA_OPEN);
+  response.write(answer.data);
+  response.end(tail);
+  response.uncork();
   return requestId;
 }
 

@@ -50,15 +50,18 @@ export class AuthFailure extends Error {
  * error is the gateway's (the identity provider's keys could not be fetched). Synchronous where
  * nothing needs waiting for (an API key, a token verified before).
  */
-export type Authenticate = (headers: Headers) => Caller | Promise<Caller>;
+export type Authenticate = (headers: HeaderReader) => Caller | Promise<Caller>;
+
+/** What authentication reads of a request's headers: a Fetch `Headers`, or node's, adapted. */
+export type HeaderReader = Pick<Headers, 'get' | 'has'>;
 
 /** The bearer token of `Authorization: Bearer <token>`, or null. */
-function bearerToken(headers: Headers): string | null {
+function bearerToken(headers: HeaderReader): string | null {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.get('authorization') ?? '');
   return match?.[1] ?? null;
 }
 
-function noToken(headers: Headers): AuthFailure {
+function noToken(headers: HeaderReader): AuthFailure {
   const how =
     'send "Authorization: Bearer <token>" with a token of the identity provider (AUTH_MODE=jwt)';
   if (headers.has('authorization')) {
