@@ -10,13 +10,15 @@
  * against itself with `NEW_FLAGS=--max-semi-space-size=32`. `NEW_AUTH=jwt` runs the new side with
  * `AUTH_MODE=jwt` and a `CREDIT_QUOTA` (in memory), a JWKS served here and one bearer token: one
  * build against itself then measures what token verification and the quota cost per request;
- * `NEW_REDIS_URL` puts the new side's quotas (and page cache) in that Redis. Each side's mean wall
- * time per request is printed too.
+ * `NEW_REDIS_URL` puts the new side's quotas (and page cache) in that Redis; `NEW_ENV="NAME=value
+ * ..."` gives the new side settings of its own. Each side's mean wall time per request and RSS
+ * are printed too.
  */
 import { fileURLToPath } from 'node:url';
 import {
   cpuTimeMs,
   freePort,
+  memory,
   startService,
   stopService,
   waitForHttp,
@@ -33,6 +35,13 @@ if (!OLD) throw new Error('OLD=<dist directory of the build to compare against> 
 const BLOCKS = Number(process.argv[2] ?? 40);
 const SCENARIO = process.argv[3] ?? 'list';
 const BLOCK = 200;
+/** `NEW_ENV="NAME=value NAME=value"`: settings of the new side only (e.g. a `CREDIT_QUOTA`). */
+const NEW_ENV = Object.fromEntries(
+  (process.env['NEW_ENV'] ?? '')
+    .split(' ')
+    .filter(Boolean)
+    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+);
 const CONCURRENCY = 8;
 const body = JSON.stringify({ query: SCENARIO === 'wide' ? WIDE_QUERY : LIST_QUERY });
 
@@ -60,7 +69,7 @@ async function gateway(name: 'old' | 'new', dist: string, upstream: string): Pro
       HOST: '127.0.0.1',
       CACHE_TTL_SECONDS: '0',
       LOG_LEVEL: 'info',
-      ...(name === 'new' ? auth?.env : {}),
+      ...(name === 'new' ? { ...auth?.env, ...NEW_ENV } : {}),
     },
     port,
     cwd: ROOT,
@@ -122,6 +131,11 @@ try {
   console.log(
     `mean latency: old ${old.latencyMs.toFixed(3)} ms, new ${next.latencyMs.toFixed(3)} ms`,
   );
+  const rss = (name: 'old' | 'new') => {
+    const { rssMb, peakRssMb } = memory(sides[name].child.pid!);
+    return `${rssMb.toFixed(0)} MB (peak ${peakRssMb.toFixed(0)})`;
+  };
+  console.log(`RSS after the run: old ${rss('old')}, new ${rss('new')}`);
 } finally {
   auth?.close();
   await Promise.all(services.map((service) => stopService(service)));

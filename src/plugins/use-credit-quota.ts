@@ -89,11 +89,19 @@ export function useCreditQuota({ store, observer }: CreditQuotaOptions): Plugin 
           }
           return extension.admitted;
         });
-        const settle = async () => {
+        // Synchronous with a store that answers at once (memory): the result is not held back.
+        const settle = () => {
           const { ledger } = context.upstream;
           const refund = taken - (ledger.used + ledger.uncertain);
           if (refund > 0) observer.refunded(refund);
-          context.quota = report(quota, await answer.heldBy.settle(principal, quota, refund));
+          const left = answer.heldBy.settle(principal, quota, refund);
+          if (typeof left !== 'number') {
+            return left.then((credits) => {
+              context.quota = report(quota, credits);
+            });
+          }
+          context.quota = report(quota, left);
+          return undefined;
         };
         return {
           onExecuteDone: ({ result }: { result: object }) =>
