@@ -255,7 +255,9 @@ export function createApp(config: Config, deps: AppDeps) {
   // request runs and is traced.
   const store = deps.upstream.shared.cache?.store;
   const answers =
-    store && !deps.tracer ? new KnownAnswers(store, config.cacheTtlSeconds * 1000) : undefined;
+    store && !deps.tracer
+      ? new KnownAnswers(store, config.cacheTtlSeconds * 1000, schema)
+      : undefined;
   const app = graphqlServer(
     shared,
     schema,

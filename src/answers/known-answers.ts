@@ -1,4 +1,6 @@
+import { hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { printSchema, type GraphQLSchema } from 'graphql';
 import type { PageStore, StoredAnswer } from '../upstream/page-cache/page-store.js';
 import { keyHash } from '../upstream/page-cache/page-key.js';
 
@@ -51,9 +53,13 @@ export class KnownAnswers {
   readonly #slots = new WeakMap<IncomingMessage, AnswerSlot>();
   readonly #balances = new Map<string, { remaining: number; at: number }>();
 
-  constructor(store: PageStore, ttlMs: number) {
+  /** A hash of the printed schema: part of every answer's name (see `answerKey`). */
+  readonly schemaVersion: string;
+
+  constructor(store: PageStore, ttlMs: number, schema: GraphQLSchema) {
     this.#store = store;
     this.#ttlMs = ttlMs;
+    this.schemaVersion = hash('sha256', printSchema(schema), 'base64url').slice(0, 16);
   }
 
   /** The answer kept under `key`, if any (from memory at once, from Redis when it answers). */

@@ -119,7 +119,7 @@ async function decide(
   }
   const { upstreamKey } = caller;
   if (upstreamKey === null) return RUN;
-  const key = answerKey(upstreamKey, request, body);
+  const key = answerKey(upstreamKey, request, body, front.answers.schemaVersion);
   front.answers.reserve(request, { key, upstreamKey });
   // `Cache-Control: no-cache`: it runs, fetches every page again, and its answer replaces this one.
   if (wantsFresh(headers)) return RUN;
@@ -239,14 +239,19 @@ export function serveKnownAnswers(
   return (request, response) => {
     if (!mayRepeat(request, front)) return next(request, response);
     const started = performance.now();
-    if (request.method === 'GET') return void answer(request, response, null, started);
-    readBody(request).then(
-      (body) => {
+    // A body that breaks off, or anything thrown past the run's own handling: the connection is
+    // closed, never left hanging, and nothing is left unhandled.
+    const fail = () => response.destroy();
+    if (request.method === 'GET') {
+      answer(request, response, null, started).catch(fail);
+      return;
+    }
+    readBody(request)
+      .then((body) => {
         // The run reads the body from here: whatwg-node takes a request's `body` when set.
         (request as IncomingMessage & { body?: Buffer }).body = body;
         return answer(request, response, body, started);
-      },
-      () => response.destroy(),
-    );
+      })
+      .catch(fail);
   };
 }
