@@ -71,7 +71,6 @@ export const QUOTA_HEADERS = ['RateLimit-Policy', 'RateLimit', 'Retry-After'] as
  */
 export function useCreditsExtension(): Plugin {
   const spent = new WeakMap<Request, CreditExtensions['credits']>();
-  const windows = new WeakMap<Request, number>();
   return {
     // A subscription's payloads: what each cost it, and what the subscription has spent and left.
     onSubscribe({ args }) {
@@ -101,7 +100,6 @@ export function useCreditsExtension(): Plugin {
       const { ledger, budget } = upstream;
       const { quota } = context as Partial<Context>;
       const { limit = 0, remaining = 0, restoreRate = 0 } = quota ?? {};
-      if (quota) windows.set(context.request as Request, quota.windowSeconds);
       const extensions: CreditExtensions = {
         credits: {
           used: ledger.used,
@@ -142,9 +140,10 @@ export function useCreditsExtension(): Plugin {
       if (credits.remaining !== null) {
         response.headers.set('x-credits-remaining', String(credits.remaining));
       }
-      const window = windows.get(request);
-      if (credits.quota && window !== undefined) {
+      if (credits.quota) {
         const { limit, remaining, restoreRate } = credits.quota;
+        // The window the quota is given over: its credits over the rate they come back at.
+        const window = Math.round(limit / restoreRate);
         const full = Math.ceil((limit - remaining) / restoreRate);
         response.headers.set('ratelimit-policy', `"credits";q=${limit};w=${window}`);
         response.headers.set('ratelimit', `"credits";r=${remaining};t=${Math.max(0, full)}`);
