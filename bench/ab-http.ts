@@ -11,8 +11,8 @@
  * `AUTH_MODE=jwt` and a `CREDIT_QUOTA` (in memory), a JWKS served here and one bearer token: one
  * build against itself then measures what token verification and the quota cost per request;
  * `NEW_REDIS_URL` puts the new side's quotas (and page cache) in that Redis; `NEW_ENV="NAME=value
- * ..."` gives the new side settings of its own. Each side's mean wall time per request and RSS
- * are printed too.
+ * ..."` gives the new side settings of its own; `BLOCKS_SHOWN=1` prints each block's ratio in
+ * order. Each side's mean wall time per request and RSS are printed too.
  */
 import { fileURLToPath } from 'node:url';
 import {
@@ -131,6 +131,10 @@ try {
   console.log(
     `mean latency: old ${old.latencyMs.toFixed(3)} ms, new ${next.latencyMs.toFixed(3)} ms`,
   );
+  if (process.env['BLOCKS_SHOWN']) {
+    const ratios = next.blockCpuMs.map((cpu, i) => (cpu / old.blockCpuMs[i]!).toFixed(2));
+    console.log(`block ratios in order: ${ratios.join(' ')}`);
+  }
   const rss = (name: 'old' | 'new') => {
     const { rssMb, peakRssMb } = memory(sides[name].child.pid!);
     return `${rssMb.toFixed(0)} MB (peak ${peakRssMb.toFixed(0)})`;
