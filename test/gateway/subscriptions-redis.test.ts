@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, startStack, type Gateway, type Stack } from '../helpers/start-stack.js';
 import { startRedis, type RedisServer } from '../helpers/start-redis.js';
 import { eventually, subscribeSse, subscribeWs, wsClient } from '../helpers/subscribe.js';
+import { startGatewayProcess } from '../helpers/start-process.js';
 
 // POLL_INTERVAL_SECONDS=1 (default 30), so that polls and a lease's takeover (3 intervals, at
 // least 3 s) fit in a test; REDIS_URL names the suite's own Redis. Every other setting is the
@@ -88,4 +89,43 @@ describe('subscriptions across instances sharing one Redis', () => {
       doomed.leave();
     }
   });
+
+  it('takes the poller over when its holder is killed (SIGKILL: no release), and loses no event', async () => {
+    const key = { 'x-api-key': stack.sandbox.keys.demo };
+    // The holder in a process of its own, so that it can die without a word to Redis.
+    const holder = await startGatewayProcess({
+      UPSTREAM_URL: stack.sandbox.url,
+      REDIS_URL: redis.url,
+      POLL_INTERVAL_SECONDS: '1',
+    });
+    const from = Date.now();
+    const onHolder = subscribeSse(holder.url, ROUNDS, key, { round: ['series_c'] });
+    let survivor: ReturnType<typeof subscribeSse> | undefined;
+    try {
+      // Its first poll: it holds the lease; the in-process instance then only listens.
+      await eventually(() => polls(from).length >= 1, 5_000, 'the holder polls');
+      survivor = subscribeSse(second.url, ROUNDS, key, { round: ['series_c'] });
+      // Events discovered after it subscribed are its own: give its request a moment to arrive.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const before = stack.sandbox.addEvents({ kind: 'fundingEvent', round: 'series_c', count: 1 });
+      const [heard] = await survivor.next(1, 5_000);
+      expect(heard?.data?.['fundingEventAdded'].uuid).toBe(before[0]!.id);
+
+      holder.child.kill('SIGKILL');
+      await holder.exited;
+      const added = stack.sandbox.addEvents({ kind: 'fundingEvent', round: 'series_c', count: 2 });
+      // The lease lapses within 3 intervals (at least 3 s); then the survivor's instance polls.
+      // (`next` counts every payload so far: the one before the kill, then these two, once each.)
+      const payloads = (await survivor.next(3, 10_000)).slice(1);
+      expect(payloads.map((p) => p.data?.['fundingEventAdded'].uuid).sort()).toEqual(
+        added.map((event) => event.id).sort(),
+      );
+      // Each of the three records paid once across both instances.
+      expect(polls(from).reduce((sum, e) => sum + e.records, 0)).toBe(3);
+    } finally {
+      onHolder.leave();
+      survivor?.leave();
+      if (holder.child.exitCode === null) holder.child.kill('SIGKILL');
+    }
+  }, 30_000);
 });
