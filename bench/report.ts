@@ -33,6 +33,8 @@ export interface RunInfo {
   authAb?: { apiKey: AbResult; jwt: AbResult; blocks: number; block: number; concurrency: number };
   /** SSE subscribers over 10 filters on one gateway, one new event per filter, when it ran. */
   subscriptions?: FanOutResult;
+  /** A gateway's RSS at rest: one query answered, then left alone `waitedS` seconds. */
+  idle?: { rssMb: number; waitedS: number };
 }
 
 /** The subscription targets: new event within a second of its poll, RSS growth. */
@@ -84,6 +86,31 @@ function authAbTable(ab: NonNullable<RunInfo['authAb']>): string {
     `| ratio over the whole run (deferred work counted) | ${(ab.jwt.spanCpuMs / ab.apiKey.spanCpuMs).toFixed(3)} | |`,
     `| median of the ${ab.blocks} block ratios | ${medianBlockRatio(ab.apiKey, ab.jwt).toFixed(3)} | |`,
   ].join('\n');
+}
+
+/** Issue 27's memory targets: the gateway's peak RSS under the bench's load, and at rest. */
+function memoryTargets(runs: RunRecord[], info: RunInfo): TargetStatus[] {
+  const loaded = runs.filter((r) => r.side === 'gateway' && !r.scenario.workers);
+  const peak = loaded.reduce<RunRecord | undefined>(
+    (top, r) => (!top || r.memory.peakRssMb > top.memory.peakRssMb ? r : top),
+    undefined,
+  );
+  return [
+    {
+      name: "gateway peak RSS under the bench's load (one process)",
+      goal: '≤ 180 MB',
+      measured: peak
+        ? `${num(peak.memory.peakRssMb, 0)} MB (by the end of ${peak.scenario.id} c=${peak.load.connections})`
+        : '—',
+      met: peak ? peak.memory.peakRssMb <= 180 : null,
+    },
+    {
+      name: 'gateway RSS at rest (one query, then idle)',
+      goal: '≤ 80 MB',
+      measured: info.idle ? `${num(info.idle.rssMb, 1)} MB after ${info.idle.waitedS} s` : '—',
+      met: info.idle ? info.idle.rssMb <= 80 : null,
+    },
+  ];
 }
 
 /** One target of the issue and where this run stands. */
@@ -462,6 +489,7 @@ export function renderReport(runs: RunRecord[], info: RunInfo, problems: string[
     targetsTable([
       ...targets,
       ...(info.subscriptions ? subscriptionTargets(info.subscriptions) : []),
+      ...memoryTargets(runs, info),
       ...(info.authAb
         ? [
             {

@@ -16,6 +16,7 @@ import {
   clockTicksPerSecond,
   cpuTimeMs,
   freePort,
+  memory,
   processTree,
   servingPid,
   startService,
@@ -365,6 +366,8 @@ async function benchmark(options: Options, services: Service[]): Promise<number>
     ? await subscriptions(sandbox.url, options.quick, services)
     : undefined;
 
+  const idle = !options.only ? await idleMemory(sandbox.url, services) : undefined;
+
   const info: RunInfo = {
     mode: options.quick ? 'quick' : 'full',
     date: new Date(),
@@ -376,6 +379,7 @@ async function benchmark(options: Options, services: Service[]): Promise<number>
     loadAverage,
     authAb,
     subscriptions: fanOut,
+    idle,
   };
   const problems = [...runs.flatMap((run) => run.problems), ...(fanOut?.problems ?? [])];
   const report = renderReport(runs, info, problems);
@@ -390,6 +394,36 @@ async function benchmark(options: Options, services: Service[]): Promise<number>
     return 1;
   }
   return 0;
+}
+
+/** How long a gateway is left alone before its idle memory is read: V8 shrinks its heap by then. */
+const IDLE_WAIT_MS = 25_000;
+
+/**
+ * A gateway's resident memory at rest, as `npm start` leaves it (the page cache's default TTL):
+ * started, one list query answered, then left alone {@link IDLE_WAIT_MS} (V8's memory reducer
+ * gives back the young generation's room some 10–20 s after the last work).
+ */
+async function idleMemory(
+  upstreamUrl: string,
+  services: Service[],
+): Promise<NonNullable<RunInfo['idle']>> {
+  const gateway = await startGateway(upstreamUrl, {
+    name: 'gateway (idle)',
+    env: { CACHE_TTL_SECONDS: '60' },
+  });
+  services.push(gateway);
+  try {
+    await load(gateway.url, JSON.stringify({ query: LIST_QUERY }), { 'x-api-key': API_KEY }, 1, 1);
+    await new Promise((resolve) => setTimeout(resolve, IDLE_WAIT_MS));
+    const { rssMb } = memory(servingPid(gateway));
+    console.log(
+      `idle gateway: RSS ${rssMb.toFixed(1)} MB after one query and ${IDLE_WAIT_MS / 1000} s`,
+    );
+    return { rssMb, waitedS: IDLE_WAIT_MS / 1000 };
+  } finally {
+    await stopService(gateway, 10_000);
+  }
 }
 
 async function profile(options: Options, services: Service[]): Promise<number> {
