@@ -23,7 +23,7 @@ export function sharedPrefix(upstream: string): string {
  * (a page cache miss, a quota kept in memory) and report the failure themselves.
  */
 export function failFastRedis(url: string): Redis {
-  const { Redis: Client } = load('ioredis') as typeof import('ioredis');
+  const { Redis: Client } = load('ioredis') as { Redis: typeof Redis };
   return new Client(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
