@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { printSchema, type GraphQLSchema } from 'graphql';
 import type { PageStore, StoredAnswer } from '../upstream/page-cache/page-store.js';
 import { keyHash } from '../upstream/page-cache/page-key.js';
+import { isFresher } from '../upstream/credit-ledger.js';
 
 /** What a request that ran should leave for {@link KnownAnswers.keep}: where its answer goes. */
 export interface AnswerSlot {
@@ -92,7 +93,7 @@ export class KnownAnswers {
     if (remaining === null) return;
     const name = keyHash(upstreamKey);
     const known = this.#balances.get(name);
-    if (known && (known.at > at || (known.at === at && known.remaining <= remaining))) return;
+    if (known && !isFresher(remaining, at, known.remaining, known.at)) return;
     if (!known && this.#balances.size >= BALANCES_REMEMBERED) this.#balances.clear();
     this.#balances.set(name, { remaining, at });
   }

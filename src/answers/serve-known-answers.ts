@@ -3,7 +3,11 @@ import type { Authenticate, Caller, HeaderReader } from '../auth/create-authenti
 import type { Config } from '../config.js';
 import { wantsFresh } from '../context.js';
 import { BUDGET_HEADER, budgetOf, ESTIMATE_HEADER } from '../plugins/use-credit-budget.js';
-import type { CreditExtensions } from '../plugins/use-credits-extension.js';
+import {
+  quotaFigures,
+  setCreditHeaders,
+  type CreditExtensions,
+} from '../plugins/use-credits-extension.js';
 import {
   report as quotaReport,
   type CreditQuotaOptions,
@@ -153,15 +157,7 @@ function send(
       remaining,
       estimate: answer.estimate,
       budget,
-      ...(quota
-        ? {
-            quota: {
-              limit: quota.limit,
-              remaining: quota.remaining,
-              restoreRate: quota.restoreRate,
-            },
-          }
-        : {}),
+      ...(quota ? { quota: quotaFigures(quota) } : {}),
     },
     upstreamRequests: 0,
     upstreamRetries: 0,
@@ -170,14 +166,7 @@ function send(
   const requestId = requestIdOf(request.headers['x-request-id'] as string | undefined);
   for (const [name, value] of answer.headers) response.setHeader(name, value);
   response.setHeader('x-request-id', requestId);
-  response.setHeader('x-credits-used', '0');
-  response.setHeader('x-credits-saved', String(answer.credits));
-  if (remaining !== null) response.setHeader('x-credits-remaining', String(remaining));
-  if (quota) {
-    const full = Math.max(0, Math.ceil((quota.limit - quota.remaining) / quota.restoreRate));
-    response.setHeader('ratelimit-policy', `"credits";q=${quota.limit};w=${quota.windowSeconds}`);
-    response.setHeader('ratelimit', `"credits";r=${quota.remaining};t=${full}`);
-  }
+  setCreditHeaders({ set: (name, value) => response.setHeader(name, value) }, extensions.credits);
   response.setHeader('content-length', DATA_OPEN.length + answer.data.length + tail.length);
   response.writeHead(200);
   // Three writes in one (corked): the kept bytes are sent as they are, never copied.

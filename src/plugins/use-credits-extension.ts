@@ -38,7 +38,7 @@ export interface CreditExtensions {
 }
 
 /** The quota as `extensions.credits.quota` shows it. */
-function pick({ limit, remaining, restoreRate }: QuotaReport) {
+export function quotaFigures({ limit, remaining, restoreRate }: QuotaReport) {
   return { limit, remaining, restoreRate };
 }
 
@@ -86,7 +86,7 @@ export function useCreditsExtension(): Plugin {
               ...result,
               extensions: {
                 ...result.extensions,
-                credits: { ...credits, ...(quota ? { quota: pick(quota) } : {}) },
+                credits: { ...credits, ...(quota ? { quota: quotaFigures(quota) } : {}) },
                 upstreamRequests,
               },
             });
@@ -134,20 +134,28 @@ export function useCreditsExtension(): Plugin {
     },
     onResponse({ request, response }) {
       const credits = spent.get(request);
-      if (!credits) return;
-      response.headers.set('x-credits-used', String(credits.used));
-      response.headers.set('x-credits-saved', String(credits.saved));
-      if (credits.remaining !== null) {
-        response.headers.set('x-credits-remaining', String(credits.remaining));
-      }
-      if (credits.quota) {
-        const { limit, remaining, restoreRate } = credits.quota;
-        // The window the quota is given over: its credits over the rate they come back at.
-        const window = Math.round(limit / restoreRate);
-        const full = Math.ceil((limit - remaining) / restoreRate);
-        response.headers.set('ratelimit-policy', `"credits";q=${limit};w=${window}`);
-        response.headers.set('ratelimit', `"credits";r=${remaining};t=${Math.max(0, full)}`);
-      }
+      if (credits) setCreditHeaders(response.headers, credits);
     },
   };
+}
+
+/**
+ * Sets {@link CREDIT_HEADERS} for `credits`, and with a quota {@link QUOTA_HEADERS}' `RateLimit`
+ * pair: on a Fetch response, or (as `{ set }`) on node's, for an answer sent without Yoga.
+ */
+export function setCreditHeaders(
+  headers: { set(name: string, value: string): unknown },
+  credits: CreditExtensions['credits'],
+): void {
+  headers.set('x-credits-used', String(credits.used));
+  headers.set('x-credits-saved', String(credits.saved));
+  if (credits.remaining !== null) headers.set('x-credits-remaining', String(credits.remaining));
+  if (credits.quota) {
+    const { limit, remaining, restoreRate } = credits.quota;
+    // The window the quota is given over: its credits over the rate they come back at.
+    const window = Math.round(limit / restoreRate);
+    const full = Math.ceil((limit - remaining) / restoreRate);
+    headers.set('ratelimit-policy', `"credits";q=${limit};w=${window}`);
+    headers.set('ratelimit', `"credits";r=${remaining};t=${Math.max(0, full)}`);
+  }
 }

@@ -12,6 +12,20 @@ export function creditsOf(page: ChargedPage): number {
   return typeof used === 'number' ? used : page.data.length;
 }
 
+/**
+ * Whether a balance `remaining` reported by a response sent at `at` is fresher than the one known
+ * (`known`, sent at `knownAt`; null for none): a later response wins; of two at the same moment,
+ * the lower (the service counts down, so it was answered later).
+ */
+export function isFresher(
+  remaining: number,
+  at: number,
+  known: number | null,
+  knownAt: number,
+): boolean {
+  return known === null || at > knownAt || (at === knownAt && remaining < known);
+}
+
 /** A page served past its TTL because the service was down (`policies/stale.ts`). */
 export interface StaleServed {
   readonly endpoint: EndpointName;
@@ -115,7 +129,7 @@ export class CreditLedger {
    */
   #observe(remaining: unknown, at: number): void {
     if (typeof remaining !== 'number') return;
-    if (at > this.#remainingAt || (at === this.#remainingAt && remaining < this.remaining!)) {
+    if (isFresher(remaining, at, this.remaining, this.#remainingAt)) {
       this.remaining = remaining;
       this.#remainingAt = at;
     }
