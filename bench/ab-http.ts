@@ -11,7 +11,9 @@
  * `AUTH_MODE=jwt` and a `CREDIT_QUOTA` (in memory), a JWKS served here and one bearer token: one
  * build against itself then measures what token verification and the quota cost per request;
  * `NEW_REDIS_URL` puts the new side's quotas (and page cache) in that Redis; `NEW_ENV="NAME=value
- * ..."` gives the new side settings of its own; `BLOCKS_SHOWN=1` prints each block's ratio in
+ * ..."` gives the new side settings of its own, `ENV="..."` both sides (e.g. `CACHE_TTL_SECONDS=60`
+ * with `NO_CACHE=1`, which sends `Cache-Control: no-cache`: every request runs and its answer is
+ * kept, the miss of the default configuration); `BLOCKS_SHOWN=1` prints each block's ratio in
  * order. Each side's mean wall time per request and RSS are printed too.
  */
 import { fileURLToPath } from 'node:url';
@@ -35,13 +37,19 @@ if (!OLD) throw new Error('OLD=<dist directory of the build to compare against> 
 const BLOCKS = Number(process.argv[2] ?? 40);
 const SCENARIO = process.argv[3] ?? 'list';
 const BLOCK = 200;
-/** `NEW_ENV="NAME=value NAME=value"`: settings of the new side only (e.g. a `CREDIT_QUOTA`). */
-const NEW_ENV = Object.fromEntries(
-  (process.env['NEW_ENV'] ?? '')
-    .split(' ')
-    .filter(Boolean)
-    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-);
+/** Settings given as `"NAME=value NAME=value"` in the environment variable `name`. */
+const settingsIn = (name: string): Record<string, string> =>
+  Object.fromEntries(
+    (process.env[name] ?? '')
+      .split(' ')
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
+/** `NEW_ENV`: settings of the new side only (e.g. a `CREDIT_QUOTA`); `ENV`: of both sides. */
+const [ENV, NEW_ENV] = [settingsIn('ENV'), settingsIn('NEW_ENV')];
+const NO_CACHE: Record<string, string> = process.env['NO_CACHE']
+  ? { 'cache-control': 'no-cache' }
+  : {};
 const CONCURRENCY = 8;
 const body = JSON.stringify({ query: SCENARIO === 'wide' ? WIDE_QUERY : LIST_QUERY });
 
@@ -51,8 +59,8 @@ const auth =
     : null;
 /** The credential each side's load sends. */
 const credential: Record<'old' | 'new', Record<string, string>> = {
-  old: { 'x-api-key': 'demo-key' },
-  new: auth ? auth.headers : { 'x-api-key': 'demo-key' },
+  old: { 'x-api-key': 'demo-key', ...NO_CACHE },
+  new: { ...(auth ? auth.headers : { 'x-api-key': 'demo-key' }), ...NO_CACHE },
 };
 
 async function gateway(name: 'old' | 'new', dist: string, upstream: string): Promise<Service> {
@@ -69,6 +77,7 @@ async function gateway(name: 'old' | 'new', dist: string, upstream: string): Pro
       HOST: '127.0.0.1',
       CACHE_TTL_SECONDS: '0',
       LOG_LEVEL: 'info',
+      ...ENV,
       ...(name === 'new' ? { ...auth?.env, ...NEW_ENV } : {}),
     },
     port,

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { getOperationAST } from 'graphql';
+import { getOperationAST, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../context.js';
 import { keptHeaders, type AnswerSlot, type KnownAnswers } from '../answers/known-answers.js';
@@ -12,6 +12,34 @@ interface Run {
   readonly operation: string | null;
   /** The answer's `data` as JSON, once it is known to have no error. */
   data?: Buffer;
+}
+
+/** A result that says how it is written: Yoga's result processors call its `stringify`. */
+interface Stringified {
+  stringify?: (result: unknown) => string;
+}
+
+/** How a result with data and nothing but `extensions` beside it begins when written. */
+const DATA_OPEN = '{"data":';
+
+/**
+ * The `data` of `result` as JSON, cut from the answer's own text rather than written a second
+ * time: the whole result is written once here and handed to Yoga's result processor through the
+ * result's `stringify` (which Yoga's processors call with the result, or with a copy of it without
+ * internal extensions; only the result itself gets the text). None for a result with other members
+ * than `data` and `extensions`, which is then not kept.
+ */
+function keptData(result: ExecutionResult & Stringified): Buffer | undefined {
+  const members = Object.keys(result).filter((member) => member !== 'stringify');
+  if (members[0] !== 'data' || members.length > 2) return undefined;
+  if (members.length === 2 && members[1] !== 'extensions') return undefined;
+  const write = result.stringify ?? JSON.stringify;
+  const text = write(result);
+  const tail =
+    result.extensions === undefined ? '}' : `,"extensions":${JSON.stringify(result.extensions)}}`;
+  if (!text.startsWith(DATA_OPEN) || !text.endsWith(tail)) return undefined;
+  result.stringify = (given: unknown) => (given === result ? text : write(given));
+  return Buffer.from(text.slice(DATA_OPEN.length, text.length - tail.length));
 }
 
 /**
@@ -43,7 +71,7 @@ export function useAnswerKeeping(answers: KnownAnswers): Plugin {
       const run = runs.get(request);
       if (!run || Array.isArray(result) || Symbol.asyncIterator in result) return;
       if (result.errors?.length || result.data == null) return;
-      run.data = Buffer.from(JSON.stringify(result.data));
+      run.data = keptData(result as ExecutionResult & Stringified);
     },
     onResponse({ request, response }) {
       const run = runs.get(request);
