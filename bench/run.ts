@@ -1,8 +1,9 @@
+import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { runLoad } from './load.js';
 import {
   measure,
@@ -271,6 +272,30 @@ async function authenticationAb(
 }
 
 /**
+ * Issue 24's measure again, in one process (`bench/auth-in-process.ts`): both gateways'
+ * fetch handlers in turns of 50 requests, CPU from `process.cpuUsage()`, which resolves what
+ * /proc's 10 ms ticks cannot; first an A/A (both `api-key`), the instrument's own spread.
+ */
+async function authenticationInProcess(
+  quick: boolean,
+): Promise<NonNullable<RunInfo['authInProcess']>> {
+  const requests = quick ? 6_000 : 20_000;
+  const side = async (aa: boolean) => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'bench/auth-in-process.ts'), String(requests)],
+      { cwd: ROOT, env: { ...process.env, ...(aa ? { AA: '1' } : {}) }, timeout: 600_000 },
+    );
+    const lines = stdout.trim().split('\n');
+    console.log(`auth in process${aa ? ' (A/A)' : ''}: ${lines.at(-2)}`);
+    return JSON.parse(lines.at(-1)!) as { apiKeyMs: number; jwtMs: number; median: number };
+  };
+  const aa = await side(true);
+  const ab = await side(false);
+  return { requests, aa, ab };
+}
+
+/**
  * The subscription fan-out on a gateway of its own: 1,000 SSE subscribers (200 with --quick)
  * over 10 round filters. POLL_INTERVAL_SECONDS=1 (default 30), so that the run waits seconds,
  * not minutes, for the polls.
@@ -362,6 +387,10 @@ async function benchmark(options: Options, services: Service[]): Promise<number>
     !options.only || options.only.has('list')
       ? await authenticationAb(sandbox.url, options.quick, services)
       : undefined;
+  const authInProcess =
+    !options.only || options.only.has('list')
+      ? await authenticationInProcess(options.quick)
+      : undefined;
   const fanOut = !options.only
     ? await subscriptions(sandbox.url, options.quick, services)
     : undefined;
@@ -378,6 +407,7 @@ async function benchmark(options: Options, services: Service[]): Promise<number>
     nodeEnv: process.env.NODE_ENV ?? 'production',
     loadAverage,
     authAb,
+    authInProcess,
     subscriptions: fanOut,
     idle,
   };
