@@ -53,23 +53,15 @@ const base = {
   CACHE_TTL_SECONDS: '0',
 };
 const logger = () => createLogger('info', pino.destination({ dest: '/dev/null', sync: true }));
+/** A gateway over `env` and the headers its requests send. */
+const sideOf = async (env: Record<string, string>, headers: Record<string, string>) => ({
+  gateway: await createGateway(loadConfig({ ...base, ...env }), { upstreamUrl, logger: logger() }),
+  headers,
+});
+const apiKey = { 'x-api-key': 'demo-key' };
 const sides = {
-  apiKey: {
-    gateway: await createGateway(loadConfig(base), { upstreamUrl, logger: logger() }),
-    headers: { 'x-api-key': 'demo-key' },
-  },
-  jwt: process.env['AA']
-    ? {
-        gateway: await createGateway(loadConfig(base), { upstreamUrl, logger: logger() }),
-        headers: { 'x-api-key': 'demo-key' },
-      }
-    : {
-        gateway: await createGateway(loadConfig({ ...base, ...jwt.env }), {
-          upstreamUrl,
-          logger: logger(),
-        }),
-        headers: jwt.headers,
-      },
+  apiKey: await sideOf({}, apiKey),
+  jwt: process.env['AA'] ? await sideOf({}, apiKey) : await sideOf(jwt.env, jwt.headers),
 };
 const body = JSON.stringify({ query: QUERY });
 

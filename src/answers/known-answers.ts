@@ -13,6 +13,17 @@ export interface AnswerSlot {
   readonly upstreamKey: string;
 }
 
+/**
+ * How a kept answer is written: `{"data":`, its kept `data`, then {@link answerTail}. The data
+ * is kept as the bytes between the two, cut from the text of the run that made it.
+ */
+export const ANSWER_OPEN = '{"data":';
+
+/** What follows an answer's `data`: its `extensions`, if any, and the closing brace. */
+export function answerTail(extensions: unknown): string {
+  return extensions === undefined ? '}' : `,"extensions":${JSON.stringify(extensions)}}`;
+}
+
 /** How many workspace keys {@link KnownAnswers} remembers the freshest balance of. */
 const BALANCES_REMEMBERED = 10_000;
 

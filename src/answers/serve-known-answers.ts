@@ -16,7 +16,7 @@ import {
 import { requestIdOf, type OperationReport } from '../plugins/use-operation-report.js';
 import type { StoredAnswer } from '../upstream/page-cache/page-store.js';
 import { answerKey } from './answer-key.js';
-import type { KnownAnswers } from './known-answers.js';
+import { ANSWER_OPEN, answerTail, type KnownAnswers } from './known-answers.js';
 
 /** What {@link serveKnownAnswers} needs besides the handler it stands in front of. */
 export interface KnownAnswersFront {
@@ -48,7 +48,7 @@ type Decision =
     };
 
 const RUN: Decision = { run: true };
-const DATA_OPEN = Buffer.from('{"data":');
+const DATA_OPEN = Buffer.from(ANSWER_OPEN);
 
 /**
  * True for a request that may have a kept answer: a GET or a POST (its body sized, within the
@@ -162,7 +162,7 @@ function send(
     upstreamRequests: 0,
     upstreamRetries: 0,
   };
-  const tail = Buffer.from(`,"extensions":${JSON.stringify(extensions)}}`);
+  const tail = Buffer.from(answerTail(extensions));
   const requestId = requestIdOf(request.headers['x-request-id'] as string | undefined);
   for (const [name, value] of answer.headers) response.setHeader(name, value);
   response.setHeader('x-request-id', requestId);

@@ -2,7 +2,13 @@ import type { IncomingMessage } from 'node:http';
 import { getOperationAST, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../context.js';
-import { keptHeaders, type AnswerSlot, type KnownAnswers } from '../answers/known-answers.js';
+import {
+  ANSWER_OPEN,
+  answerTail,
+  keptHeaders,
+  type AnswerSlot,
+  type KnownAnswers,
+} from '../answers/known-answers.js';
 import type { UpstreamSession } from '../upstream/upstream-session.js';
 
 /** A request that runs with a slot for its answer. */
@@ -19,9 +25,6 @@ interface Stringified {
   stringify?: (result: unknown) => string;
 }
 
-/** How a result with data and nothing but `extensions` beside it begins when written. */
-const DATA_OPEN = '{"data":';
-
 /**
  * The `data` of `result` as JSON, cut from the answer's own text rather than written a second
  * time: the whole result is written once here and handed to Yoga's result processor through the
@@ -35,11 +38,10 @@ function keptData(result: ExecutionResult & Stringified): Buffer | undefined {
   if (members.length === 2 && members[1] !== 'extensions') return undefined;
   const write = result.stringify ?? JSON.stringify;
   const text = write(result);
-  const tail =
-    result.extensions === undefined ? '}' : `,"extensions":${JSON.stringify(result.extensions)}}`;
-  if (!text.startsWith(DATA_OPEN) || !text.endsWith(tail)) return undefined;
+  const tail = answerTail(result.extensions);
+  if (!text.startsWith(ANSWER_OPEN) || !text.endsWith(tail)) return undefined;
   result.stringify = (given: unknown) => (given === result ? text : write(given));
-  return Buffer.from(text.slice(DATA_OPEN.length, text.length - tail.length));
+  return Buffer.from(text.slice(ANSWER_OPEN.length, text.length - tail.length));
 }
 
 /**
