@@ -41,8 +41,9 @@ subscribers (200 with --quick) over 10 filters on a gateway polling every second
 tables and writes BENCHMARKS.md (keeping its notes section).
 
   --quick              2 s per run (under a minute in all); the default is 8 s per run
-  --profile            profile the gateway (--cpu-prof) under the list scenario and print the
-                       top 25 functions by self time; writes no report
+  --profile            profile the gateway (--cpu-prof) under the list scenario (or the one
+                       scenario --only names) and print the top 25 functions by self time;
+                       writes no report
   --only <ids>         comma-separated scenarios (${SCENARIOS.map((s) => s.id).join(', ')}); writes no report
   --connections <n>    saturating concurrency (default 32)
   --before <dist>      also run list and wide through an earlier build (its dist/ directory, e.g.
@@ -462,12 +463,14 @@ async function profile(options: Options, services: Service[]): Promise<number> {
   mkdirSync(dir, { recursive: true });
   const sandbox = await startSandbox();
   services.push(sandbox);
+  const id = options.only?.size === 1 ? [...options.only][0] : 'list';
+  const scenario = SCENARIOS.find((s) => s.id === id) as Scenario;
   const gateway = await startGateway(sandbox.url, {
+    cached: scenario.cached,
     nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
   });
   services.push(gateway);
   const stack = stackOf(sandbox, gateway);
-  const scenario = SCENARIOS.find((s) => s.id === 'list') as Scenario;
   const target = loadTarget(stack, scenario, 'gateway');
   await runLoad(target, options.connections, {
     amount: timing.warmupRequests,
@@ -480,7 +483,7 @@ async function profile(options: Options, services: Service[]): Promise<number> {
   await stopService(gateway, 10_000);
   const windowMs = performance.now() - runStart;
   console.log(
-    `list via gateway (profiled), c=${options.connections}: ${load.requestsPerSecond.toFixed(0)} req/s, ` +
+    `${scenario.id} via gateway (profiled), c=${options.connections}: ${load.requestsPerSecond.toFixed(0)} req/s, ` +
       `p50 ${load.p50Ms.toFixed(2)} ms, CPU ${(cpuMs / load.responses).toFixed(3)} ms/req, ${load.failures} failed\n`,
   );
   const file = mainThreadProfile(dir, stack.gatewayPid);
