@@ -27,10 +27,14 @@ async function settle(controls: UpstreamControls, latencyMs: number): Promise<Co
 
 /**
  * Which way a run calls the service: REST directly, through the gateway, through the floor
- * (bench/floor-server.mjs: no GraphQL, the least a Node server in between does), or through an
- * earlier build of the gateway (`--before <dist>`).
+ * (bench/floor-server.mjs: no GraphQL, the least a Node server in between does), through the Yoga
+ * floor (bench/yoga-floor-server.mjs: the same under a bare Yoga, the least a Yoga gateway does),
+ * or through an earlier build of the gateway (`--before <dist>`).
  */
-export type Side = 'direct' | 'gateway' | 'floor' | 'before';
+export type Side = 'direct' | 'gateway' | 'floor' | 'yoga-floor' | 'before';
+
+/** The sides served by a server of their own, besides the sandbox and the gateway. */
+export type OtherSide = Exclude<Side, 'direct' | 'gateway'>;
 
 /** A server the runs of one side go to, besides the gateway. */
 export interface Server {
@@ -46,13 +50,13 @@ export interface Stack {
   gatewayPid: number;
   /** The gateway's processes whose CPU counts (a cluster's primary and workers); else its pid. */
   gatewayPids?: () => number[];
-  /** The floor and the earlier build, when the run has them. */
-  others?: Partial<Record<'floor' | 'before', Server>>;
+  /** The floors and the earlier build, when the run has them. */
+  others?: Partial<Record<OtherSide, Server>>;
   apiKey: string;
   controls: UpstreamControls;
 }
 
-function otherServer(stack: Stack, side: 'floor' | 'before'): Server {
+function otherServer(stack: Stack, side: OtherSide): Server {
   const server = stack.others?.[side];
   if (!server) throw new Error(`this run has no ${side} server`);
   return server;

@@ -40,7 +40,7 @@ direct-to-REST and through the gateway, at concurrency 1 and at saturation; then
 subscribers (200 with --quick) over 10 filters on a gateway polling every second. Prints the
 tables and writes BENCHMARKS.md (keeping its notes section).
 
-  --quick              2 s per run (under a minute in all); the default is 8 s per run
+  --quick              2 s per run (under three minutes in all); the default is 8 s per run
   --profile            profile the gateway (--cpu-prof) under the list scenario (or the one
                        scenario --only names) and print the top 25 functions by self time;
                        writes no report
@@ -175,12 +175,15 @@ async function startGateway(
   return gateway;
 }
 
-/** bench/floor-server.mjs: the least a Node server between the load and the sandbox does. */
-async function startFloor(upstreamUrl: string): Promise<Service> {
+/**
+ * A floor: bench/floor-server.mjs (the least a Node server between the load and the sandbox does)
+ * or bench/yoga-floor-server.mjs (the same under a bare Yoga).
+ */
+async function startFloor(upstreamUrl: string, side: 'floor' | 'yoga-floor'): Promise<Service> {
   const port = await freePort();
   const floor = startService({
-    name: 'floor',
-    script: 'bench/floor-server.mjs',
+    name: side,
+    script: `bench/${side}-server.mjs`,
     env: { UPSTREAM_URL: upstreamUrl, PORT: String(port), HOST: '127.0.0.1' },
     port,
     cwd: ROOT,
@@ -226,6 +229,7 @@ function plan(options: Options): [Scenario, Side, number][] {
       if (scenario.restPath) runs.push([scenario, 'direct', connections]);
       if (scenario.compared) {
         runs.push([scenario, 'floor', connections]);
+        runs.push([scenario, 'yoga-floor', connections]);
         if (options.before) runs.push([scenario, 'before', connections]);
       }
       runs.push([scenario, 'gateway', connections]);
@@ -337,10 +341,11 @@ async function benchmark(options: Options, services: Service[]): Promise<number>
   const stack = stackOf(sandbox, gateway);
   const runsPlanned = plan(options);
   stack.others = {};
-  if (runsPlanned.some(([, side]) => side === 'floor')) {
-    const floor = await startFloor(sandbox.url);
+  for (const side of ['floor', 'yoga-floor'] as const) {
+    if (!runsPlanned.some(([, planned]) => planned === side)) continue;
+    const floor = await startFloor(sandbox.url, side);
     services.push(floor);
-    stack.others.floor = { url: floor.url, pid: servingPid(floor) };
+    stack.others[side] = { url: floor.url, pid: servingPid(floor) };
   }
   if (options.before && runsPlanned.some(([, side]) => side === 'before')) {
     const before = await startGateway(sandbox.url, { dist: options.before });
@@ -366,6 +371,7 @@ async function benchmark(options: Options, services: Service[]): Promise<number>
       (cachedStack ? `; gateway with the cache on pid ${cachedStack.gatewayPid}` : '') +
       (workersStack ? `; WORKERS=${workers} pids ${workersStack.gatewayPids?.().join(', ')}` : '') +
       (stack.others.floor ? `; floor pid ${stack.others.floor.pid}` : '') +
+      (stack.others['yoga-floor'] ? `; Yoga floor pid ${stack.others['yoga-floor'].pid}` : '') +
       (stack.others.before ? `; before (${options.before}) pid ${stack.others.before.pid}` : '') +
       `; started in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
   );
@@ -439,21 +445,28 @@ async function idleMemory(
   upstreamUrl: string,
   services: Service[],
 ): Promise<NonNullable<RunInfo['idle']>> {
-  const gateway = await startGateway(upstreamUrl, {
-    name: 'gateway (idle)',
-    env: { CACHE_TTL_SECONDS: '60' },
-  });
-  services.push(gateway);
+  // Both at once (the wait is the same): the gateway, and the Yoga floor for what Yoga alone holds.
+  const [gateway, yogaFloor] = await Promise.all([
+    startGateway(upstreamUrl, { name: 'gateway (idle)', env: { CACHE_TTL_SECONDS: '60' } }),
+    startFloor(upstreamUrl, 'yoga-floor'),
+  ]);
+  services.push(gateway, yogaFloor);
   try {
-    await load(gateway.url, JSON.stringify({ query: LIST_QUERY }), { 'x-api-key': API_KEY }, 1, 1);
+    const query = JSON.stringify({ query: LIST_QUERY });
+    for (const service of [gateway, yogaFloor]) {
+      await load(service.url, query, { 'x-api-key': API_KEY }, 1, 1);
+    }
     await new Promise((resolve) => setTimeout(resolve, IDLE_WAIT_MS));
-    const { rssMb } = memory(servingPid(gateway));
+    const [rssMb, yogaFloorRssMb] = [gateway, yogaFloor].map(
+      (service) => memory(servingPid(service)).rssMb,
+    ) as [number, number];
     console.log(
-      `idle gateway: RSS ${rssMb.toFixed(1)} MB after one query and ${IDLE_WAIT_MS / 1000} s`,
+      `idle gateway: RSS ${rssMb.toFixed(1)} MB after one query and ${IDLE_WAIT_MS / 1000} s ` +
+        `(the Yoga floor: ${yogaFloorRssMb.toFixed(1)} MB)`,
     );
-    return { rssMb, waitedS: IDLE_WAIT_MS / 1000 };
+    return { rssMb, waitedS: IDLE_WAIT_MS / 1000, yogaFloorRssMb };
   } finally {
-    await stopService(gateway, 10_000);
+    await Promise.all([stopService(gateway, 10_000), stopService(yogaFloor, 10_000)]);
   }
 }
 
@@ -520,7 +533,7 @@ async function main(): Promise<void> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   // A hard bound on the whole run, whatever hangs.
-  const limitMs = options.quick ? 150_000 : 420_000;
+  const limitMs = options.quick ? 240_000 : 600_000;
   const watchdog = setTimeout(() => {
     console.error(`bench: still running after ${limitMs / 1000} s, giving up`);
     for (const service of services) service.child.kill('SIGKILL');

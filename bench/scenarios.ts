@@ -54,8 +54,9 @@ export interface Scenario {
    */
   workers?: number;
   /**
-   * Also measured through the floor (bench/floor-server.mjs) and, with `--before <dist>`, an
-   * earlier build: issue 13's two lists, whose target is CPU ÷ the sandbox's for the same list.
+   * Also measured through the floors (bench/floor-server.mjs, bench/yoga-floor-server.mjs) and,
+   * with `--before <dist>`, an earlier build: issue 13's two lists, whose target is CPU ÷ the
+   * sandbox's for the same list.
    */
   compared?: boolean;
 }

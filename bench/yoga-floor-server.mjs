@@ -1,0 +1,64 @@
+/* global process, URL */
+/**
+ * The floor of any gateway built on graphql-yoga, for `npm run bench`: the floor's upstream work
+ * (bench/floor-upstream.mjs: one undici GET, `JSON.parse`, the fields copied) under a bare Yoga
+ * over node:http, with the gateway's own schema (schema.graphql) and operations compiled by
+ * graphql-jit as the gateway's are, the credits in `extensions`. Yoga parses, validates, executes and writes the answer; two
+ * resolvers, nothing of ours: no signed ids or cursors, errors, budget, quota, logs or metrics.
+ *
+ * Beside the floor (no GraphQL), its CPU per request is what Yoga's HTTP layer and a GraphQL
+ * execution cost at the least; beside the gateway, what everything of ours costs.
+ *
+ *   UPSTREAM_URL=http://127.0.0.1:4000 PORT=4001 node bench/yoga-floor-server.mjs
+ */
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { compileQuery, isCompiledQuery } from 'graphql-jit';
+import { createSchema, createYoga } from 'graphql-yoga';
+import { fetchList } from './floor-upstream.mjs';
+
+const typeDefs = readFileSync(new URL('../schema.graphql', import.meta.url), 'utf8');
+const list = (name) => async (_root, _args, context) => {
+  const { nodes, creditsUsed } = await fetchList(name, context.request.headers.get('x-api-key'));
+  context.creditsUsed = creditsUsed;
+  return { nodes };
+};
+const schema = createSchema({
+  typeDefs,
+  resolvers: { Query: { fundingEvents: list('fundingEvents'), companies: list('companies') } },
+});
+
+/** graphql-jit, compiled once per document (the bench's documents have one operation each). */
+const compiled = new WeakMap();
+function execute(args) {
+  let entry = compiled.get(args.document);
+  if (!entry) {
+    const result = compileQuery(args.schema, args.document, args.operationName ?? undefined);
+    if (!isCompiledQuery(result)) return result;
+    compiled.set(args.document, (entry = result));
+  }
+  return entry.query(args.rootValue, args.contextValue, args.variableValues);
+}
+
+const yoga = createYoga({
+  schema,
+  logging: false,
+  landingPage: false,
+  graphiql: false,
+  plugins: [
+    {
+      // The credits in `extensions`, as the floor writes them.
+      onExecute: ({ setExecuteFn }) => {
+        setExecuteFn(execute);
+        return {
+          onExecuteDone: ({ args, result, setResult }) => {
+            const used = args.contextValue.creditsUsed ?? 0;
+            setResult({ ...result, extensions: { credits: { used }, upstreamRequests: 1 } });
+          },
+        };
+      },
+    },
+  ],
+});
+
+createServer(yoga).listen(Number(process.env.PORT ?? 4001), process.env.HOST ?? '127.0.0.1');
