@@ -68,12 +68,17 @@ if (process.env.REAL) {
 }
 async function appOf(dir, page, ops = {}) {
   const { createApp: create } = await import(`${dir}/app.js`);
+  const { defaultConfig } = await import(`${dir}/config.js`);
+  // Since issue 24 createApp is handed the authenticator (createGateway makes it from the config).
+  const authFile = `${dir}/auth/create-authenticator.js`;
+  const auth = (await import('node:fs')).existsSync(authFile)
+    ? { authenticate: (await import(authFile)).createAuthenticator(defaultConfig) }
+    : {};
   // Since issue 23 createApp returns { app, subgraph }; before, the app itself.
-  const createApp = (...args) => {
-    const created = create(...args);
+  const createApp = (config, deps) => {
+    const created = create(config, { ...auth, ...deps });
     return 'app' in created ? created.app : created;
   };
-  const { defaultConfig } = await import(`${dir}/config.js`);
   if (sandboxUrl) {
     const { createUpstream } = await import(`${dir}/upstream/create-upstream.js`);
     const upstream = createUpstream({ baseUrl: sandboxUrl, timeoutMs: 10_000 });
