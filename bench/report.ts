@@ -344,17 +344,17 @@ export function evaluateTargets(runs: RunRecord[], saturating: number): TargetSt
     met: listSat ? listSat.cpuMsPerRequest < 1 : null,
   });
 
+  /** CPU per request of `side` ÷ the sandbox's serving `id` directly, at c=1 and saturating. */
+  const overService = (id: ScenarioId, side: RunRecord['side']) =>
+    [1, saturating].map((c) => {
+      const run = find(runs, id, side, c);
+      const direct = find(runs, id, 'direct', c);
+      return run && direct ? run.cpuMsPerRequest / direct.cpuMsPerRequest : undefined;
+    });
+
   for (const [id, goal] of Object.entries(CPU_RATIO_GOALS) as [ScenarioId, number][]) {
-    const ratios = [1, saturating].map((c) => {
-      const gateway = find(runs, id, 'gateway', c);
-      const direct = find(runs, id, 'direct', c);
-      return gateway && direct ? gateway.cpuMsPerRequest / direct.cpuMsPerRequest : undefined;
-    });
-    const floors = [1, saturating].map((c) => {
-      const floor = find(runs, id, 'floor', c);
-      const direct = find(runs, id, 'direct', c);
-      return floor && direct ? floor.cpuMsPerRequest / direct.cpuMsPerRequest : undefined;
-    });
+    const ratios = overService(id, 'gateway');
+    const floors = overService(id, 'floor');
     targets.push({
       name: `${id}: gateway CPU per request ÷ the sandbox's serving it directly`,
       goal: `≤ ${goal} at c=1 and c=${saturating}`,
@@ -368,12 +368,6 @@ export function evaluateTargets(runs: RunRecord[], saturating: number): TargetSt
   // Issue 27: uncached, at most 1.5× Tailcall's CPU. Tailcall does not run here; the issue's run
   // put it at 2.55× and 2.75× the service's CPU on the list (c=1, c=saturating), so 1.5× of that,
   // against this run's service, is the goal. The Yoga floor shows what Yoga alone leaves of it.
-  const overService = (id: ScenarioId, side: RunRecord['side']) =>
-    [1, saturating].map((c) => {
-      const run = find(runs, id, side, c);
-      const direct = find(runs, id, 'direct', c);
-      return run && direct ? run.cpuMsPerRequest / direct.cpuMsPerRequest : undefined;
-    });
   const tailcall = TAILCALL_OVER_SERVICE.map((ratio) => 1.5 * ratio);
   const gateway = overService('list', 'gateway');
   const yoga = overService('list', 'yoga-floor');
