@@ -1,72 +1,56 @@
 import type { GraphQLSchema } from 'graphql';
-import { createYoga, type Plugin, type YogaServerOptions } from 'graphql-yoga';
+import { createYoga, type YogaServerOptions } from 'graphql-yoga';
+import type { Admission } from './admission/admission.js';
+import type { DoorContext } from './admission/door-context.js';
 import type { Config } from './config.js';
-import type { Authenticate, Caller } from './auth/create-authenticator.js';
-import { createContext, wantsFresh, type Context } from './context.js';
+import { contextOf, wantsFresh, type Context, type ContextDeps } from './context.js';
+import { CREDIT_HEADERS, QUOTA_HEADERS } from './credits/credit-extensions.js';
 import { schema, subgraphSchema } from './schema/index.js';
 import { maskError } from './errors.js';
 import { createEstimator } from './estimate/estimate-operation.js';
 import type { Upstream } from './upstream/create-upstream.js';
-import type { LiveDeps } from './live/live-subscriptions.js';
-import { useAuthentication } from './plugins/use-authentication.js';
-import { useCreditBudget } from './plugins/use-credit-budget.js';
-import { useUpstreamSession } from './plugins/use-upstream-session.js';
+import type { LiveDeps } from './live/live-deps.js';
+import { useAdmission } from './plugins/use-admission.js';
+import { useAnswerKeeping } from './plugins/use-answer-keeping.js';
+import { useBufferedResponses } from './plugins/use-buffered-responses.js';
+import { useCompiledOperations } from './plugins/use-compiled-operations.js';
+import { useCors } from './plugins/use-cors.js';
+import { useCredits } from './plugins/use-credits.js';
+import { useDoorBody } from './plugins/use-door-body.js';
 import { useHealth } from './plugins/use-health.js';
-import {
-  CREDIT_HEADERS,
-  QUOTA_HEADERS,
-  useCreditsExtension,
-} from './plugins/use-credits-extension.js';
-import { useCreditQuota, type CreditQuotaOptions } from './plugins/use-credit-quota.js';
+import { useMetricsEndpoint } from './plugins/use-metrics-endpoint.js';
 import { useParserLimits } from './plugins/use-parser-limits.js';
-import { useApq } from './plugins/use-apq.js';
-import { useTrustedDocuments } from './plugins/use-trusted-documents.js';
 import { usePartialErrors } from './plugins/use-partial-errors.js';
+import { usePrivateAnswers } from './plugins/use-private-answers.js';
 import { useQueryLimits } from './plugins/use-query-limits.js';
 import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
 import { useRequestParamErrors } from './plugins/use-request-param-errors.js';
-import { useVariableErrors } from './plugins/use-variable-errors.js';
-import { useOperationReport, type OperationReport } from './plugins/use-operation-report.js';
 import { SUBGRAPH_PATH, useSubgraphRoute } from './plugins/use-subgraph-route.js';
-import { useMetricsEndpoint } from './plugins/use-metrics-endpoint.js';
-import { useBufferedResponses } from './plugins/use-buffered-responses.js';
-import { usePrivateAnswers } from './plugins/use-private-answers.js';
-import { useCors } from './plugins/use-cors.js';
-import { useCompiledOperations } from './plugins/use-compiled-operations.js';
 import { useTracing } from './plugins/use-tracing.js';
-import { useAnswerKeeping } from './plugins/use-answer-keeping.js';
+import { useVariableErrors } from './plugins/use-variable-errors.js';
 import { KnownAnswers } from './answers/known-answers.js';
-import { serveKnownAnswers } from './answers/serve-known-answers.js';
-import type { RequestTrace, RequestTracer } from './tracing/request-tracer.js';
+import { serveKnownAnswers, type RunListener } from './answers/serve-known-answers.js';
+import type { RequestTracer } from './tracing/request-tracer.js';
 import { silentLogger, type Logger } from './logging/create-logger.js';
-import { operationLog } from './logging/operation-log.js';
 import { yogaLogger } from './logging/yoga-logger.js';
-import type { GatewayMetrics } from './metrics/gateway-metrics.js';
 
 /** What the app needs besides its config. */
 export interface AppDeps {
   /** The upstream pipeline; the app never closes it. */
   upstream: Upstream;
-  /** Resolves each request's caller and upstream key, under `AUTH_MODE` (both endpoints share it). */
-  authenticate: Authenticate;
+  /** The rules every request passes, at every door (`admission/admission.ts`). */
+  admission: Admission;
   /**
    * A key to prefill in GraphiQL's headers (the sandbox's public demo key), if any; never with
    * `AUTH_MODE=jwt`, where a key is not what a caller sends.
    */
   graphiqlApiKey?: string;
-  /**
-   * Where credit quotas are kept and who hears of them, when any principal can have one
-   * (`CREDIT_QUOTA` or `JWT_QUOTA_CLAIM`); absent, no quotas.
-   */
-  quotas?: CreditQuotaOptions;
   /** What subscriptions share (pollers, open feeds); absent, the schema's subscriptions refuse. */
   live?: LiveDeps;
   /** True once the process has begun to shut down (main.ts); never, without it. */
   shuttingDown?: () => boolean;
-  /** Where the operation lines and Yoga's own messages go; absent, nowhere. */
+  /** Where Yoga's own messages go; absent, nowhere. */
   logger?: Logger;
-  /** Counts each operation; absent, no operation metrics. */
-  metrics?: GatewayMetrics;
   /** Traces each GraphQL request (`OTEL_TRACES_EXPORTER=otlp`); absent, nothing is traced. */
   tracer?: RequestTracer;
   /**
@@ -106,60 +90,51 @@ query LatestFunding {
 /** Where the plain graph is served. */
 export const GRAPHQL_PATH = '/graphql';
 
-/** The parts of the app both GraphQL endpoints share. */
-interface Shared {
-  config: Config;
-  deps: AppDeps;
-  logger: Logger;
-  report: (report: OperationReport) => void;
-  /** Each traced request's trace, when traces are on. */
-  traces?: WeakMap<Request, RequestTrace>;
+/** What one GraphQL endpoint adds to the plugins both share. */
+interface Endpoint {
+  schema: GraphQLSchema;
+  path: string;
+  /** The subgraph's own server, when `/subgraph` is served on this one's port. */
+  routed?: Parameters<typeof useSubgraphRoute>[1];
+  /** Health, metrics and GraphiQL: the main endpoint's. */
+  main?: boolean;
+  /** Where its queries' answers are kept for repeat views. */
+  answers?: KnownAnswers;
+  extra?: Partial<YogaServerOptions<Record<string, unknown>, Context>>;
 }
 
 /**
- * A Yoga over `schema` at `endpoint`, with every plugin a GraphQL request passes (limits, budget,
- * credits, reports); `front` come first, `back` last, `extra` is merged into the options.
+ * A Yoga over one endpoint. Its plugins are the one ordered list below; each is an adapter over
+ * the module that owns its rule (the admission, the credits, the limits).
  */
-function graphqlServer(
-  shared: Shared,
-  schema: GraphQLSchema,
-  endpoint: string,
-  front: Plugin[],
-  extra: Partial<YogaServerOptions<Record<string, unknown>, Context>> = {},
-  back: Plugin[] = [],
-) {
-  const { config, deps, logger, traces } = shared;
-  const estimate = createEstimator(schema, {
+function graphqlServer(config: Config, deps: AppDeps, endpoint: Endpoint) {
+  const { admission, tracer } = deps;
+  const estimate = createEstimator(endpoint.schema, {
     defaultPageSize: config.defaultPageSize,
     maxPageSize: config.maxPageSize,
     secret: config.cursorSecret,
   });
-  const callers = new WeakMap<Request, Caller>();
+  const contextDeps: ContextDeps = {
+    config,
+    admission,
+    shared: deps.upstream.shared,
+    live: deps.live,
+  };
   return createYoga<Record<string, unknown>, Context>({
-    schema,
-    graphqlEndpoint: endpoint,
+    schema: endpoint.schema,
+    graphqlEndpoint: endpoint.path,
     landingPage: false,
     graphiql: false,
     // Checked by useRequestBodyLimit, at a fraction of the cost.
     maxRequestBodySize: false,
     context: (initial) => {
+      const door = initial as DoorContext & typeof initial;
       const { request } = initial;
-      // Always there (useAuthentication runs first, or the WebSocket server resolved it from
-      // connection_init); were it not, no key would be sent.
-      const caller = (initial as { caller?: Caller }).caller ?? callers.get(request);
-      return createContext(
-        config,
-        deps.upstream.shared,
-        {
-          apiKey: caller?.upstreamKey ?? null,
-          principal: caller?.principal ?? null,
-          creditQuota: caller?.quota ?? config.creditQuota,
-          signal: request.signal,
-          fresh: wantsFresh(request.headers),
-          trace: traces?.get(request)?.upstream,
-        },
-        deps.live,
-      );
+      return contextOf(contextDeps, door, {
+        signal: request.signal,
+        fresh: wantsFresh(request.headers),
+        trace: door.booking?.trace?.upstream,
+      });
     },
     maskedErrors: { maskError },
     cors: false,
@@ -169,77 +144,53 @@ function graphqlServer(
         exposedHeaders: ['X-Request-Id', 'WWW-Authenticate', ...CREDIT_HEADERS, ...QUOTA_HEADERS],
         maxAgeSeconds: 600,
       }),
-      ...front,
-      // Before every other hook on the request's parameters: a caller refused sends nothing.
-      useAuthentication({ authenticate: deps.authenticate, callers }),
+      // /subgraph is a server of its own, with its own admission and reports.
+      ...(endpoint.routed ? [useSubgraphRoute(SUBGRAPH_PATH, endpoint.routed)] : []),
+      // Before anything that may answer: every response gets its X-Request-Id; the caller and
+      // the document are decided before anything of the request runs.
+      useAdmission(admission, endpoint.path),
+      // Before every plugin that may answer the operation early: its span starts.
+      ...(tracer ? [useTracing(tracer, endpoint.path)] : []),
+      usePrivateAnswers(),
+      useBufferedResponses(),
+      ...(endpoint.main && deps.scrapeMetrics ? [useMetricsEndpoint(deps.scrapeMetrics)] : []),
+      ...(endpoint.main
+        ? [
+            useHealth({
+              shuttingDown: deps.shuttingDown ?? (() => false),
+              breakerState: () => deps.upstream.breakerState(),
+            }),
+          ]
+        : []),
       // Before useRequestBodyLimit, which wraps whichever request parser is chosen.
       useRequestParamErrors(),
-      useRequestBodyLimit(config.maxRequestBytes),
-      // Persisted operations turn an id into its document before anything reads the document.
-      // Trusted documents replace APQ, whose registrations would let any client add operations.
-      config.trustedDocuments ? useTrustedDocuments(config.trustedDocuments) : useApq(),
-      // Depth, aliases, tokens and directives: a document's size and shape bound the work and
-      // upstream fan-out one request can cause. Before useParserLimits, which wraps the parse
-      // function that Armor's token limit replaces.
+      useRequestBodyLimit(admission.maxMessageBytes),
+      useDoorBody(),
+      // Depth, aliases, tokens and directives, in the parse and validation every door runs.
+      // Before useParserLimits, which wraps the parse function that Armor's token limit replaces.
       useQueryLimits(config),
-      // Keeps graphql-js's recursive parser off documents nested too deep to parse safely.
       useParserLimits(),
+      // Before useVariableErrors, so that a result it stops still reports its credits.
+      useCredits(estimate),
       useVariableErrors(),
-      // After useVariableErrors: it estimates with the coerced variables, before anything runs.
-      useCreditBudget({
-        estimate,
-        defaultBudget: config.creditBudgetDefault,
-        subscriptionBudget: config.subscriptionBudgetDefault,
-        maxBudget: config.creditBudgetMax,
-        maxRecords: config.maxResponseRecords,
-        maxRequests: config.maxUpstreamRequests,
-      }),
-      // After useCreditBudget, whose estimate it reserves; settles when the execution is done.
-      ...(deps.quotas ? [useCreditQuota(deps.quotas)] : []),
       useCompiledOperations(),
-      useUpstreamSession(),
       usePartialErrors(),
-      useCreditsExtension(),
-      ...back,
+      // Last: it keeps the answer with the headers every other plugin set.
+      ...(endpoint.answers ? [useAnswerKeeping(endpoint.answers)] : []),
     ],
-    logging: yogaLogger(logger),
-    ...extra,
+    logging: yogaLogger(deps.logger ?? silentLogger()),
+    ...endpoint.extra,
   });
-}
-
-/** The plugins in front of both endpoints: request ids, reports and traces, Buffer bodies. */
-function frontPlugins({ report, deps, traces }: Shared, endpoint: string): Plugin[] {
-  return [
-    // First: every response gets its X-Request-Id, even one another plugin ends early.
-    useOperationReport(report, endpoint, traces && ((request) => traces.get(request)?.traceId)),
-    // Before every plugin that may answer the operation early (the budget's): its span starts.
-    ...(deps.tracer && traces ? [useTracing({ tracer: deps.tracer, endpoint, traces })] : []),
-    usePrivateAnswers(),
-    useBufferedResponses(),
-  ];
 }
 
 /**
  * The GraphQL server as fetch handlers: `app.fetch(request)` in tests, and `listener` (the app
  * behind the kept answers of repeat views, `src/answers/`) for `createServer` in main.ts. Nothing
- * listens here. `app` serves POST and GET on /graphql with GraphiQL (bundled, no
- * CDN) and the health endpoints, and the same graph as an Apollo Federation subgraph on
- * /subgraph (`SUBGRAPH=on`); with `SUBGRAPH_PORT` the subgraph is `subgraph`, served apart.
+ * listens here. `app` serves POST and GET on /graphql with GraphiQL (bundled, no CDN) and the
+ * health endpoints, and the same graph as an Apollo Federation subgraph on /subgraph
+ * (`SUBGRAPH=on`); with `SUBGRAPH_PORT` the subgraph is `subgraph`, served apart.
  */
 export function createApp(config: Config, deps: AppDeps) {
-  const logger = deps.logger ?? silentLogger();
-  const logOperation = operationLog(logger);
-  const { metrics } = deps;
-  const shared: Shared = {
-    config,
-    deps,
-    logger,
-    traces: deps.tracer ? new WeakMap() : undefined,
-    report: (report) => {
-      metrics?.operation(report);
-      logOperation(report);
-    },
-  };
   const graphiqlHeaders = {
     ...(deps.graphiqlApiKey && config.authMode === 'api-key'
       ? { 'X-API-Key': deps.graphiqlApiKey }
@@ -248,7 +199,7 @@ export function createApp(config: Config, deps: AppDeps) {
   };
   const subgraph =
     config.subgraph === 'on'
-      ? graphqlServer(shared, subgraphSchema, SUBGRAPH_PATH, frontPlugins(shared, SUBGRAPH_PATH))
+      ? graphqlServer(config, deps, { schema: subgraphSchema, path: SUBGRAPH_PATH })
       : undefined;
   const routed = config.subgraphPort === null ? subgraph : undefined;
   // Whole answers for repeat views, in the page cache's store; not with traces on, where every
@@ -256,23 +207,15 @@ export function createApp(config: Config, deps: AppDeps) {
   const store = deps.upstream.shared.cache?.store;
   const answers =
     store && !deps.tracer
-      ? new KnownAnswers(store, config.cacheTtlSeconds * 1000, schema)
+      ? new KnownAnswers(store, config.cacheTtlSeconds * 1000, deps.admission.version)
       : undefined;
-  const app = graphqlServer(
-    shared,
+  const app = graphqlServer(config, deps, {
     schema,
-    GRAPHQL_PATH,
-    [
-      // First: /subgraph is a server of its own, with its own reports.
-      ...(routed ? [useSubgraphRoute(SUBGRAPH_PATH, routed)] : []),
-      ...frontPlugins(shared, GRAPHQL_PATH),
-      ...(deps.scrapeMetrics ? [useMetricsEndpoint(deps.scrapeMetrics)] : []),
-      useHealth({
-        shuttingDown: deps.shuttingDown ?? (() => false),
-        breakerState: () => deps.upstream.breakerState(),
-      }),
-    ],
-    {
+    path: GRAPHQL_PATH,
+    routed,
+    main: true,
+    answers,
+    extra: {
       // The bundled GraphiQL weighs some 17 MB of heap: load it on the first page view only.
       renderGraphiQL: async (options) =>
         (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
@@ -282,20 +225,16 @@ export function createApp(config: Config, deps: AppDeps) {
         headers: JSON.stringify(graphiqlHeaders),
       },
     },
-    // Last: it keeps the answer with the headers every other plugin set.
-    answers ? [useAnswerKeeping(answers)] : [],
-  );
-  const listener = answers
-    ? serveKnownAnswers(app, {
+  });
+  const run = app as unknown as RunListener;
+  const listener: RunListener = answers
+    ? serveKnownAnswers(run, {
         answers,
-        authenticate: deps.authenticate,
-        config,
-        quotas: deps.quotas,
+        admission: deps.admission,
         path: GRAPHQL_PATH,
-        report: shared.report,
         shuttingDown: deps.shuttingDown ?? (() => false),
       })
-    : app;
+    : run;
   return { app, listener, subgraph: routed ? undefined : subgraph };
 }
 

@@ -13,7 +13,7 @@ import {
   type JwtAlgorithm,
 } from './auth/auth-mode.js';
 import { upstreamKeysFile } from './auth/upstream-keys.js';
-import { creditQuota } from './quota/credit-quota.js';
+import { creditQuota } from './credits/quota/credit-quota.js';
 
 /**
  * The deepest nesting of `{`, `[` and `(` together that a document may have to be parsed at all
@@ -146,6 +146,18 @@ export const settings = {
     integer(0, 'CREDIT_BUDGET_MAX'),
     1_000,
     'credits one subscription may spend (a credit per record delivered, plus any nested lookups) when it sends no `X-Credit-Budget`; then it ends with `CREDIT_BUDGET_EXHAUSTED`',
+  ),
+  maxSubscriptionsPerPrincipal: setting(
+    'MAX_SUBSCRIPTIONS_PER_PRINCIPAL',
+    integer(1, 100_000),
+    100,
+    'subscriptions one principal (an API key; a token\'s workspace and subject) may have open on one instance, over SSE and WebSocket together; one more is refused with `TOO_MANY_SUBSCRIPTIONS` before it starts anything',
+  ),
+  maxSubscriptionsPerConnection: setting(
+    'MAX_SUBSCRIPTIONS_PER_CONNECTION',
+    integer(1, 'MAX_SUBSCRIPTIONS_PER_PRINCIPAL'),
+    25,
+    'subscriptions one WebSocket connection may have open at once; one more is refused with `TOO_MANY_SUBSCRIPTIONS`',
   ),
   maxUpstreamRequests: setting(
     'MAX_UPSTREAM_REQUESTS',

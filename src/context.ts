@@ -1,29 +1,29 @@
 import type { GraphQLError } from 'graphql';
+import type { Admission } from './admission/admission.js';
+import type { DoorContext } from './admission/door-context.js';
+import type { Caller } from './auth/create-authenticator.js';
 import type { Config } from './config.js';
-import type { QuotaReport } from './plugins/use-credit-quota.js';
-import type { CreditQuota } from './quota/credit-quota.js';
+import type { CreditExtensions } from './credits/credit-extensions.js';
+import type { QuotaHold } from './credits/quota-account.js';
+import type { LiveDeps } from './live/live-deps.js';
 import { RecordStore } from './nodes/record-store.js';
 import type { SharedPipeline } from './upstream/operation-call.js';
 import { UpstreamSession } from './upstream/upstream-session.js';
 import type { UpstreamTrace } from './upstream/upstream-trace.js';
-import { LiveSubscription, type LiveDeps } from './live/live-subscriptions.js';
 
-/** What every resolver gets: this operation's upstream session, records and settings. */
-export interface Context {
+/** What every resolver gets: the request's caller, its upstream session, records and settings. */
+export interface Context extends DoorContext {
   config: Config;
+  /** The rules every operation passes (the subscription fields ask them too). */
+  admission: Admission;
   /**
-   * Who calls, for per-caller policies: the token's `sub` (`AUTH_MODE=jwt`), or the key the request
-   * sent (`api-key`); null when it sent none. Never logged.
+   * Who calls and with which upstream key, as the door resolved it: absent only where no caller
+   * is needed (no operation runs without one). Its key and principal are never logged.
    */
-  principal: string | null;
-  /**
-   * The principal's credit quota: the token's `JWT_QUOTA_CLAIM`, else `CREDIT_QUOTA`; null for
-   * none. `useCreditQuota` keeps it.
-   */
-  creditQuota: CreditQuota | null;
-  /** The principal's bucket as `useCreditQuota` left it; null when no quota applied. */
-  quota: QuotaReport | null;
-  /** The caller's upstream session: key, dedupe, concurrency cap, ledger. */
+  caller?: Caller;
+  /** What the operation holds of its principal's quota; null when none applies. */
+  quotaHold: QuotaHold | null;
+  /** The caller's upstream session: key, dedupe, concurrency cap, ledger, budget. */
   upstream: UpstreamSession;
   /** The records seen in this operation, and lookups by id. */
   records: RecordStore;
@@ -32,11 +32,15 @@ export interface Context {
    * keeps the records already paid for. Added to the response's `errors` after execution.
    */
   fieldErrors: GraphQLError[];
+  /** What subscriptions share, when the gateway serves them; the subscription fields use it. */
+  live: LiveDeps | undefined;
   /**
-   * The operation's subscription, when the gateway serves them: started by a `Subscription`
-   * field; each payload gets a fresh `upstream` session and record store.
+   * The operation's subscription, once its field started one (`live/live-subscription.ts`):
+   * what its last payload cost, for that payload's `extensions`.
    */
-  live: LiveSubscription | null;
+  subscription?: { report(): CreditExtensions | undefined };
+  /** The request's signal: aborts its upstream requests when the client goes away. */
+  signal?: AbortSignal;
 }
 
 /** The caller's key from `X-API-Key`, or else `Authorization: Bearer <key>`; null if neither. */
@@ -57,18 +61,17 @@ export function wantsFresh(headers: Pick<Headers, 'get'>): boolean {
   return /^\s*no-cache\s*$/i.test(headers.get('pragma') ?? '');
 }
 
-/** What an operation's context takes from its HTTP request. */
+/** What the operations of one gateway share, from which each context is built. */
+export interface ContextDeps {
+  config: Config;
+  admission: Admission;
+  shared: SharedPipeline;
+  live?: LiveDeps;
+}
+
+/** What an operation's context takes from its request. */
 export interface RequestFacts {
-  /**
-   * The key the session forwards upstream, as `useAuthentication` resolved it: the caller's own
-   * (`AUTH_MODE=api-key`) or the server's (`jwt`); null when there is none.
-   */
-  apiKey: string | null;
-  /** See {@link Context.principal}. */
-  principal: string | null;
-  /** See {@link Context.creditQuota}. */
-  creditQuota?: CreditQuota | null;
-  /** The HTTP request's signal: aborts the upstream requests when the client goes away. */
+  /** The request's signal: aborts the upstream requests when the client goes away. */
   signal?: AbortSignal;
   /** See {@link wantsFresh}. */
   fresh?: boolean;
@@ -76,54 +79,56 @@ export interface RequestFacts {
   trace?: UpstreamTrace;
 }
 
+/** What a context keeps of its request to open sessions: the caller's key, freshness, traces. */
+interface SessionFacts extends RequestFacts {
+  deps: ContextDeps;
+}
+
+const FACTS = Symbol('session facts');
+
+/** A new upstream session for `context`'s caller (the first, or a subscription payload's). */
+function openSession(context: Context & { [FACTS]: SessionFacts }): UpstreamSession {
+  const { deps, ...facts } = context[FACTS];
+  const { config } = deps;
+  return new UpstreamSession(deps.shared, {
+    apiKey: context.caller?.upstreamKey ?? null,
+    concurrency: config.upstreamConcurrency,
+    maxRequests: config.maxUpstreamRequests,
+    ...facts,
+    deadlineMs: config.operationTimeoutMs,
+    onPage: (endpoint, data) => context.records.remember(endpoint, data),
+  });
+}
+
 /**
- * Builds the context of one operation; the upstream key lives here and nowhere else. With `live`,
- * the operation can be a subscription (see `LiveSubscription`).
+ * The operation's part of its context, over what its door put in Yoga's server context (the
+ * caller above all): a fresh upstream session and record store. The upstream key lives in the
+ * caller and the session, nowhere else.
  */
-export function createContext(
-  config: Config,
-  shared: SharedPipeline,
-  request: RequestFacts,
-  live?: LiveDeps,
-): Context {
-  const { principal, creditQuota = null, ...facts } = request;
-  const open = (): UpstreamSession => {
-    const session: UpstreamSession = new UpstreamSession(shared, {
-      concurrency: config.upstreamConcurrency,
-      maxRequests: config.maxUpstreamRequests,
-      ...facts,
-      deadlineMs: config.operationTimeoutMs,
-      onPage: (endpoint, data) => context.records.remember(endpoint, data),
-    });
-    return session;
-  };
-  const upstream = open();
-  const context: Context = {
-    config,
-    principal,
-    creditQuota,
-    quota: null,
+export function contextOf(deps: ContextDeps, door: DoorContext, facts: RequestFacts) {
+  const context = door as Context & { [FACTS]: SessionFacts };
+  context[FACTS] = { deps, ...facts };
+  const upstream = openSession(context);
+  return {
+    config: deps.config,
+    admission: deps.admission,
+    quotaHold: null,
     upstream,
     records: new RecordStore(upstream),
-    fieldErrors: [],
-    live: null,
-  };
-  if (live) {
-    context.live = new LiveSubscription(live, {
-      config,
-      apiKey: facts.apiKey ?? '',
-      principal,
-      creditQuota,
-      signal: facts.signal,
-      session: () => context.upstream,
-      renew: () => {
-        const session = open();
-        context.upstream = session;
-        context.records = new RecordStore(session);
-        context.fieldErrors = [];
-        return session;
-      },
-    });
-  }
-  return context;
+    fieldErrors: [] as GraphQLError[],
+    live: deps.live,
+    signal: facts.signal,
+  } satisfies Partial<Context>;
+}
+
+/**
+ * Gives `context` a new upstream session and record store, for a subscription's next payload:
+ * each payload's nested fields are a small operation of their own.
+ */
+export function renewSession(context: Context): UpstreamSession {
+  const session = openSession(context as Context & { [FACTS]: SessionFacts });
+  context.upstream = session;
+  context.records = new RecordStore(session);
+  context.fieldErrors = [];
+  return session;
 }

@@ -1,9 +1,13 @@
-import type { RequestListener } from 'node:http';
+import { Admission } from './admission/admission.js';
 import { createApp, type App } from './app.js';
-import { createAuthenticator, type Authenticate } from './auth/create-authenticator.js';
+import type { RunListener } from './answers/serve-known-answers.js';
+import { createAuthenticator } from './auth/create-authenticator.js';
+import type { Quotas } from './credits/quota-account.js';
 import { PollerRegistry } from './live/poller-registry.js';
 import { RedisLeases } from './live/redis-leases.js';
-import type { LiveDeps } from './live/live-subscriptions.js';
+import type { LiveDeps } from './live/live-deps.js';
+import { operationLog } from './logging/operation-log.js';
+import { schema } from './schema/index.js';
 import { sharedRedisUrl, type Config } from './config.js';
 import { silentLogger, type Logger } from './logging/create-logger.js';
 import { upstreamLog } from './logging/upstream-log.js';
@@ -11,9 +15,8 @@ import { joinClusterMetrics } from './metrics/cluster-metrics.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { createUpstream, type Upstream, type UpstreamOptions } from './upstream/create-upstream.js';
 import { throttled, type PageCacheOptions } from './upstream/page-cache/create-page-store.js';
-import type { CreditQuotaOptions } from './plugins/use-credit-quota.js';
-import { createQuotaStore } from './quota/create-quota-store.js';
-import type { QuotaObserver } from './quota/quota-store.js';
+import { createQuotaStore } from './credits/quota/create-quota-store.js';
+import type { QuotaObserver } from './credits/quota/quota-store.js';
 import { observeAll } from './upstream/upstream-observer.js';
 import { loadTracer } from './tracing/load-tracer.js';
 
@@ -44,7 +47,7 @@ export interface Gateway {
   /** The fetch handler: `gateway.app.fetch(request)`; its WebSocket operations run here too. */
   readonly app: App;
   /** What `createServer` serves: `app` behind the kept answers of repeat views. */
-  readonly listener: RequestListener;
+  readonly listener: RunListener;
   /** The subgraph's handler, when `SUBGRAPH_PORT` serves it apart from `app`. */
   readonly subgraphApp: App | undefined;
   readonly upstream: Upstream;
@@ -52,8 +55,8 @@ export interface Gateway {
   readonly metrics: GatewayMetrics | undefined;
   /** The text of `/metrics` (in a cluster, every worker's); absent with `METRICS=off`. */
   readonly scrape: (() => Promise<string>) | undefined;
-  /** Resolves a request's caller from its headers (the WebSocket server's connection_init too). */
-  readonly authenticate: Authenticate;
+  /** The rules every door passes: the WebSocket server's too. */
+  readonly admission: Admission;
   /** What subscriptions share: the pollers and the open feeds. */
   readonly live: LiveDeps;
   /**
@@ -106,7 +109,7 @@ function quotaOptions(
   redisUrl: string | null,
   logger: Logger,
   metrics: GatewayMetrics | undefined,
-): CreditQuotaOptions {
+): Quotas {
   const warn = throttled((message) => logger.warn(message));
   const observer: QuotaObserver = {
     fellBack(reason) {
@@ -134,7 +137,6 @@ function quotaOptions(
 function liveDeps(
   config: Config,
   upstream: Upstream,
-  quotas: CreditQuotaOptions | undefined,
   logger: Logger,
   metrics: GatewayMetrics | undefined,
   shuttingDown: () => boolean,
@@ -159,7 +161,7 @@ function liveDeps(
       },
     },
   });
-  return { registry, quotas, feeds: new Set(), shuttingDown };
+  return { registry, feeds: new Set(), shuttingDown };
 }
 
 /**
@@ -202,7 +204,17 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
       ? joinClusterMetrics(metrics.registry)
       : () => metrics.scrape()
     : undefined;
-  const authenticate = createAuthenticator(config);
+  const logOperation = operationLog(logger);
+  const admission = new Admission({
+    config,
+    authenticate: createAuthenticator(config),
+    quotas,
+    schema,
+    report: (report) => {
+      metrics?.operation(report);
+      logOperation(report);
+    },
+  });
   let shuttingDown = false;
   const leases = redisUrl
     ? new RedisLeases({
@@ -214,20 +226,18 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
       })
     : undefined;
   await leases?.ready(REDIS_CONNECT_MS);
-  const live = liveDeps(config, upstream, quotas, logger, metrics, () => shuttingDown, leases);
+  const live = liveDeps(config, upstream, logger, metrics, () => shuttingDown, leases);
   const {
     app,
     listener,
     subgraph: subgraphApp,
   } = createApp(config, {
     upstream,
-    authenticate,
+    admission,
     graphiqlApiKey: parts.graphiqlApiKey,
     shuttingDown: () => shuttingDown,
     logger,
-    metrics,
     scrapeMetrics: metricsOnPublicPort(config) ? scrape : undefined,
-    quotas,
     tracer,
     live,
   });
@@ -238,7 +248,7 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
     upstream,
     metrics,
     scrape,
-    authenticate,
+    admission,
     live,
     beginShutdown() {
       shuttingDown = true;

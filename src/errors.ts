@@ -34,6 +34,8 @@ export interface ErrorDetails {
   found?: number;
   /** Credits left in the caller's quota (CREDIT_QUOTA_EXCEEDED). */
   available?: number;
+  /** Which bound a subscription passed (TOO_MANY_SUBSCRIPTIONS): `principal`, `connection`... */
+  scope?: string;
 }
 
 /** Where an error points, and what caused it (as a `GraphQLError` carries them). */

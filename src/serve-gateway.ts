@@ -71,8 +71,7 @@ export async function serveGateway(config: Config, parts: GatewayParts): Promise
   // Subscriptions over WebSocket (graphql-transport-ws) on the same path as HTTP's /graphql.
   const webSocket = serveWebSocket(server, {
     app: gateway.app,
-    authenticate: gateway.authenticate,
-    trustedDocuments: config.trustedDocuments,
+    admission: gateway.admission,
     logger: parts.logger ?? silentLogger(),
     path: GRAPHQL_PATH,
   });

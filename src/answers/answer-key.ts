@@ -11,17 +11,18 @@ const SHAPING_HEADERS = ['accept', 'content-type', 'origin'] as const;
  * headers that shape the response, and the body (document, operation name, variables, a persisted
  * query's id). Two requests share a name only if they ask exactly the same thing of the same
  * workspace key; requests that mean the same but differ in a byte are kept apart, never confused.
- * `schemaVersion` names the schema that made the answer: instances of another version sharing a
- * Redis (a rolling deploy) never serve each other's answers.
+ * `version` names what may run on the instance that made it (`Admission.version`: the schema and
+ * the admission settings): instances of another version or other rules sharing a Redis (a rolling
+ * deploy, `TRUSTED_DOCUMENTS` turned on) never serve each other's answers.
  * SHA-256 as base64url: a fixed size whatever the document's.
  */
 export function answerKey(
   upstreamKey: string,
   request: IncomingMessage,
   body: Buffer | null,
-  schemaVersion: string,
+  version: string,
 ): string {
-  const parts = [schemaVersion, keyHash(upstreamKey), request.method ?? '', request.url ?? ''];
+  const parts = [version, keyHash(upstreamKey), request.method ?? '', request.url ?? ''];
   for (const name of SHAPING_HEADERS) parts.push(String(request.headers[name] ?? ''));
   const head = parts.join('\n');
   return body === null || body.length === 0

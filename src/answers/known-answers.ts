@@ -1,17 +1,7 @@
-import { hash } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
-import { printSchema, type GraphQLSchema } from 'graphql';
+import type { AnswerSlot } from '../admission/door-context.js';
 import type { PageStore, StoredAnswer } from '../upstream/page-cache/page-store.js';
 import { keyHash } from '../upstream/page-cache/page-key.js';
-import { isFresher } from '../upstream/credit-ledger.js';
-
-/** What a request that ran should leave for {@link KnownAnswers.keep}: where its answer goes. */
-export interface AnswerSlot {
-  /** The answer's name ({@link answerKey}). */
-  readonly key: string;
-  /** The caller's upstream key, for the freshest `remaining` of its workspace. */
-  readonly upstreamKey: string;
-}
+import { isFresher } from '../credits/credit-ledger.js';
 
 /**
  * How a kept answer is written: `{"data":`, its kept `data`, then {@link answerTail}. The data
@@ -62,31 +52,21 @@ export function keptHeaders(response: Response): [string, string][] {
 export class KnownAnswers {
   readonly #store: PageStore;
   readonly #ttlMs: number;
-  readonly #slots = new WeakMap<IncomingMessage, AnswerSlot>();
   readonly #balances = new Map<string, { remaining: number; at: number }>();
 
-  /** A hash of the printed schema: part of every answer's name (see `answerKey`). */
-  readonly schemaVersion: string;
+  /** What may run here (the schema, the admission settings): part of every answer's name. */
+  readonly version: string;
 
-  constructor(store: PageStore, ttlMs: number, schema: GraphQLSchema) {
+  /** `version` names what may run here (`Admission.version`): part of every answer's name. */
+  constructor(store: PageStore, ttlMs: number, version: string) {
     this.#store = store;
     this.#ttlMs = ttlMs;
-    this.schemaVersion = hash('sha256', printSchema(schema), 'base64url').slice(0, 16);
+    this.version = version;
   }
 
   /** The answer kept under `key`, if any (from memory at once, from Redis when it answers). */
   find(key: string): Promise<StoredAnswer | undefined> | StoredAnswer | undefined {
     return this.#store.getAnswer(key);
-  }
-
-  /** Gives `request`, about to run, the slot its answer is kept in. */
-  reserve(request: IncomingMessage, slot: AnswerSlot): void {
-    this.#slots.set(request, slot);
-  }
-
-  /** The slot of a request that runs, if the HTTP front gave it one. */
-  slotOf(request: IncomingMessage | undefined): AnswerSlot | undefined {
-    return request && this.#slots.get(request);
   }
 
   /**

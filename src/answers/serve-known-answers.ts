@@ -1,53 +1,41 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { Authenticate, Caller, HeaderReader } from '../auth/create-authenticator.js';
-import type { Config } from '../config.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Admission, KeptAdmission } from '../admission/admission.js';
+import type { DoorContext } from '../admission/door-context.js';
+import { requestIdOf } from '../admission/operation-report.js';
+import type { HeaderReader } from '../auth/create-authenticator.js';
 import { wantsFresh } from '../context.js';
-import { BUDGET_HEADER, budgetOf, ESTIMATE_HEADER } from '../plugins/use-credit-budget.js';
-import {
-  quotaFigures,
-  setCreditHeaders,
-  type CreditExtensions,
-} from '../plugins/use-credits-extension.js';
-import {
-  report as quotaReport,
-  type CreditQuotaOptions,
-  type QuotaReport,
-} from '../plugins/use-credit-quota.js';
-import { requestIdOf, type OperationReport } from '../plugins/use-operation-report.js';
+import { ESTIMATE_HEADER } from '../credits/budget-rules.js';
+import { keptCredits, setCreditHeaders } from '../credits/credit-extensions.js';
 import type { StoredAnswer } from '../upstream/page-cache/page-store.js';
 import { answerKey } from './answer-key.js';
 import { ANSWER_OPEN, answerTail, type KnownAnswers } from './known-answers.js';
 
+/**
+ * The handler the front stands before: node's request listener of the Yoga app, which takes what
+ * the front resolved as its server context.
+ */
+export type RunListener = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  door?: DoorContext,
+) => unknown;
+
 /** What {@link serveKnownAnswers} needs besides the handler it stands in front of. */
 export interface KnownAnswersFront {
   answers: KnownAnswers;
-  authenticate: Authenticate;
-  config: Pick<
-    Config,
-    'creditBudgetDefault' | 'creditBudgetMax' | 'creditQuota' | 'maxRequestBytes'
-  >;
-  /** The credit quotas, when any principal can have one. */
-  quotas?: CreditQuotaOptions;
+  /** The rules every request passes: the caller, the bounds, the budget and quota, the report. */
+  admission: Admission;
   /** The GraphQL endpoint answers are kept for (`/graphql`). */
   path: string;
-  /** Where a repeat's operation line and metrics go, as a run's do. */
-  report: (report: OperationReport) => void;
   /** True once the process has begun to shut down: then every request runs (and closes). */
   shuttingDown: () => boolean;
 }
 
-/** What the front decided: run the request, or send a kept answer. */
+/** What the front decided: run the request with what it resolved, or send a kept answer. */
 type Decision =
-  | { run: true }
-  | {
-      run: false;
-      answer: StoredAnswer;
-      remaining: number | null;
-      budget: number;
-      quota: QuotaReport | null;
-    };
+  | { run: true; door: DoorContext }
+  | { run: false; door: DoorContext; answer: StoredAnswer; admitted: KeptAdmission };
 
-const RUN: Decision = { run: true };
 const DATA_OPEN = Buffer.from(ANSWER_OPEN);
 
 /**
@@ -63,7 +51,7 @@ function mayRepeat(request: IncomingMessage, front: KnownAnswersFront): boolean 
   if (accept.includes('text/event-stream') || accept.includes('multipart/mixed')) return false;
   if (method === 'GET') return true;
   const length = Number(headers['content-length']);
-  return length > 0 && length <= front.config.maxRequestBytes;
+  return length > 0 && length <= front.admission.maxMessageBytes;
 }
 
 /** Node's request headers read as a Fetch `Headers` is (names in any case), without copying them. */
@@ -88,82 +76,48 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
 }
 
 /**
- * The caller's quota for a repeat that costs nothing: admitted as a run is (its estimate must fit
- * what is left), then given back whole at once. Null without a quota; false when it does not fit
- * (the run refuses it, with its figures).
+ * Whether `request` gets a kept answer. Whatever it decides, what it resolved goes on with the
+ * request (its caller or refusal, its body, its answer's slot), so that the run resolves none of
+ * it again.
  */
-async function admitFree(
-  front: KnownAnswersFront,
-  caller: Caller,
-  estimate: number,
-): Promise<QuotaReport | null | false> {
-  const quota = caller.quota ?? front.config.creditQuota;
-  if (!front.quotas || caller.principal === null || quota === null) return null;
-  const { store, observer } = front.quotas;
-  const held = await store.reserve(caller.principal, quota, estimate);
-  if (!held.admitted) return false;
-  observer.reserved(estimate);
-  if (estimate > 0) observer.refunded(estimate);
-  return quotaReport(quota, await held.heldBy.settle(caller.principal, quota, estimate));
-}
-
-/** Whether `request` gets a kept answer; reserves a slot for its answer when it runs. */
 async function decide(
   request: IncomingMessage,
-  body: Buffer | null,
+  door: DoorContext,
   front: KnownAnswersFront,
 ): Promise<Decision> {
+  const { admission, answers } = front;
   const headers = headerReader(request.headers);
-  let caller: Caller;
-  try {
-    caller = await front.authenticate(headers);
-  } catch {
-    // Refused, or the keys could not be fetched: the run answers it, with its reason.
-    return RUN;
+  const caller = await admission.caller(headers);
+  // Refused (the run answers it, with its reason), or without a key of its own to keep under.
+  if (caller instanceof Error) {
+    door.refused = caller;
+    return { run: true, door };
   }
+  door.caller = caller;
   const { upstreamKey } = caller;
-  if (upstreamKey === null) return RUN;
-  const key = answerKey(upstreamKey, request, body, front.answers.schemaVersion);
-  front.answers.reserve(request, { key, upstreamKey });
+  if (upstreamKey === null) return { run: true, door };
+  const key = answerKey(upstreamKey, request, door.body ?? null, answers.version);
+  door.answerSlot = { key, upstreamKey };
   // `Cache-Control: no-cache`: it runs, fetches every page again, and its answer replaces this one.
-  if (wantsFresh(headers)) return RUN;
-  const answer = await front.answers.find(key);
-  if (!answer) return RUN;
-  const { creditBudgetDefault, creditBudgetMax } = front.config;
-  const budget = budgetOf(
-    headers.get(BUDGET_HEADER),
-    { maxBudget: creditBudgetMax },
-    creditBudgetDefault,
-  );
-  // A bad budget, or one below the estimate: the run refuses it as it would any request.
-  if (typeof budget !== 'number' || answer.estimate > budget) return RUN;
-  const quota = await admitFree(front, caller, answer.estimate);
-  if (quota === false) return RUN;
-  const remaining = front.answers.remaining(upstreamKey, answer);
-  return { run: false, answer, remaining, budget, quota };
+  if (wantsFresh(headers)) return { run: true, door };
+  const answer = await answers.find(key);
+  if (!answer) return { run: true, door };
+  // Over its budget or its quota, it runs and is refused there, with its figures.
+  const admitted = await admission.admitKept(caller, headers, answer.estimate);
+  if (!admitted) return { run: true, door };
+  return { run: false, door, answer, admitted };
 }
 
 /** Sends a kept answer with this request's own figures, as a run with every page cached would. */
 function send(
-  request: IncomingMessage,
   response: ServerResponse,
-  decision: Extract<Decision, { run: false }>,
-): string {
-  const { answer, remaining, budget, quota } = decision;
-  const extensions: CreditExtensions = {
-    credits: {
-      used: 0,
-      saved: answer.credits,
-      remaining,
-      estimate: answer.estimate,
-      budget,
-      ...(quota ? { quota: quotaFigures(quota) } : {}),
-    },
-    upstreamRequests: 0,
-    upstreamRetries: 0,
-  };
+  requestId: string,
+  answer: StoredAnswer,
+  remaining: number | null,
+  admitted: KeptAdmission,
+): ReturnType<typeof keptCredits> {
+  const extensions = keptCredits(answer, admitted.budget, remaining, admitted.quota);
   const tail = Buffer.from(answerTail(extensions));
-  const requestId = requestIdOf(request.headers['x-request-id'] as string | undefined);
   for (const [name, value] of answer.headers) response.setHeader(name, value);
   response.setHeader('x-request-id', requestId);
   setCreditHeaders({ set: (name, value) => response.setHeader(name, value) }, extensions.credits);
@@ -175,71 +129,71 @@ function send(
   response.write(answer.data);
   response.end(tail);
   response.uncork();
-  return requestId;
+  return extensions;
 }
 
 /**
  * Repeat views at the cost of a lookup: in front of the GraphQL handler `next`, a request that
  * asks exactly what an earlier one of the same workspace key asked ({@link answerKey}), while that
  * answer's pages are fresh, gets that answer's bytes: nothing parsed, validated or executed, no
- * upstream request. Its `extensions` are its own and truthful: `used: 0`, `saved` what the answer
- * cost, `remaining` the freshest known, its budget and estimate, its quota. It is admitted as a
- * run would be: authenticated first; over its budget, or its quota, it runs and is refused there
- * with the figures. `Cache-Control: no-cache` runs and replaces the answer. Every other request
- * (and every answer with an error) runs; a POST's body, read here, is handed on with it.
+ * upstream request. It is a door like the others: its caller, its budget and its quota are
+ * decided by the admission (`Admission.caller`, `admitKept`), once; over its budget or quota it
+ * runs and is refused there with the figures; it is reported as a run is. Its `extensions` are its
+ * own and truthful: `used: 0`, `saved` what the answer cost, `remaining` the freshest known, its
+ * budget and estimate, its quota. `Cache-Control: no-cache` runs and replaces the answer. Every
+ * other request (and every answer with an error) runs, with what the front resolved (its caller,
+ * its body, its answer's slot) in Yoga's server context.
  */
-export function serveKnownAnswers(
-  next: RequestListener,
-  front: KnownAnswersFront,
-): RequestListener {
-  const answer = async (
-    request: IncomingMessage,
-    response: ServerResponse,
-    body: Buffer | null,
-    started: number,
-  ) => {
-    let decision = RUN;
+export function serveKnownAnswers(next: RunListener, front: KnownAnswersFront): RunListener {
+  const answer = async (request: IncomingMessage, response: ServerResponse, door: DoorContext) => {
+    let decision: Decision = { run: true, door };
     try {
-      decision = await decide(request, body, front);
+      decision = await decide(request, door, front);
     } catch {
       // A store or quota that failed: the run is the safe answer.
     }
-    if (decision.run) return next(request, response);
-    const requestId = send(request, response, decision);
-    const { answer: kept } = decision;
-    front.report({
-      requestId,
+    if (decision.run) return next(request, response, decision.door);
+    const { answer: kept, admitted } = decision;
+    const booking = door.booking!;
+    const remaining = front.answers.remaining(decision.door.caller!.upstreamKey!, kept);
+    const credits = send(response, booking.requestId, kept, remaining, admitted);
+    front.admission.report({
+      requestId: booking.requestId,
       endpoint: front.path,
+      door: 'answer',
       operation: kept.operation,
+      type: 'query',
       status: 200,
-      ms: performance.now() - started,
+      ms: performance.now() - booking.started,
       outcome: 'ok',
       codes: [],
-      upstreamRequests: 0,
-      upstreamRetries: 0,
-      creditsUsed: 0,
-      creditsSaved: kept.credits,
-      creditsUncertain: 0,
-      creditsEstimate: kept.estimate,
-      stalePages: 0,
+      credits,
       answered: true,
     });
   };
   return (request, response) => {
     if (!mayRepeat(request, front)) return next(request, response);
-    const started = performance.now();
+    const door: DoorContext = {
+      booking: {
+        requestId: requestIdOf(request.headers['x-request-id'] as string | undefined),
+        started: performance.now(),
+        endpoint: front.path,
+        door: 'http',
+        operation: null,
+        type: null,
+      },
+    };
     // A body that breaks off, or anything thrown past the run's own handling: the connection is
     // closed, never left hanging, and nothing is left unhandled.
     const fail = () => response.destroy();
     if (request.method === 'GET') {
-      answer(request, response, null, started).catch(fail);
+      answer(request, response, door).catch(fail);
       return;
     }
     readBody(request)
       .then((body) => {
-        // The run reads the body from here: whatwg-node takes a request's `body` when set.
-        (request as IncomingMessage & { body?: Buffer }).body = body;
-        return answer(request, response, body, started);
+        door.body = body;
+        return answer(request, response, door);
       })
       .catch(fail);
   };

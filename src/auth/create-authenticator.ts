@@ -1,9 +1,10 @@
 import type { Config } from '../config.js';
 import { apiKeyFrom } from '../context.js';
 import { algorithmsFor, authSettingsProblems } from './auth-mode.js';
-import { parseCreditQuota, type CreditQuota } from '../quota/credit-quota.js';
+import { parseCreditQuota, type CreditQuota } from '../credits/quota/credit-quota.js';
 import { upstreamKeyOf } from './upstream-keys.js';
 import {
+  CLOCK_TOLERANCE_SECONDS,
   createTokenVerifier,
   remoteKeys,
   TokenRejected,
@@ -21,6 +22,11 @@ export interface Caller {
   readonly upstreamKey: string | null;
   /** The principal's own quota, from its token's `JWT_QUOTA_CLAIM`; absent: `CREDIT_QUOTA`. */
   readonly quota?: CreditQuota;
+  /**
+   * Until when (ms since the epoch) it is who it says: a token's `exp` with the clock tolerance
+   * allowed; Infinity for an API key. Past it, nothing more runs on its behalf.
+   */
+  readonly validUntil: number;
 }
 
 /** Why a request is refused before it runs. */
@@ -87,7 +93,7 @@ export function createAuthenticator(config: Config): Authenticate {
   if (config.authMode === 'api-key') {
     return (headers) => {
       const key = apiKeyFrom(headers);
-      return { principal: key, upstreamKey: key };
+      return { principal: key, upstreamKey: key, validUntil: Infinity };
     };
   }
   const { jwtIssuer: issuer, jwtAudience: audience, jwtJwksUrl, jwtPublicKey } = config;
@@ -122,7 +128,8 @@ export function createAuthenticator(config: Config): Authenticate {
     }
     const quotaClaim = config.jwtQuotaClaim;
     const claimed = quotaClaim === null ? undefined : token.claims[quotaClaim];
-    if (claimed === undefined) return { principal: token.subject, upstreamKey };
+    const validUntil = token.expiresAt + CLOCK_TOLERANCE_SECONDS * 1000;
+    if (claimed === undefined) return { principal: token.subject, upstreamKey, validUntil };
     // Refused rather than given CREDIT_QUOTA: a quota the issuer meant but wrote wrong could be
     // smaller than the default, and a token is easier to fix than a silent overspend.
     const quota = parseCreditQuota(claimed);
@@ -132,7 +139,7 @@ export function createAuthenticator(config: Config): Authenticate {
         `The token's "${quotaClaim}" claim (JWT_QUOTA_CLAIM) is not a quota: it must be a string "<credits>/<minute|hour|day>", e.g. "20000/hour".`,
       );
     }
-    return { principal: token.subject, upstreamKey, quota };
+    return { principal: token.subject, upstreamKey, quota, validUntil };
   };
 
   return (headers) => {

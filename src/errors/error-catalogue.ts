@@ -127,6 +127,19 @@ export const errorCatalogue = {
     extensions:
       '`estimate`, `available`, `limit`, `retryAfter` (seconds; absent when it never fits)',
   },
+  TOO_MANY_SUBSCRIPTIONS: {
+    http: { status: 429 },
+    raisedBy: ['gateway'],
+    retryable: true,
+    when: `a subscription would pass a bound on open subscriptions: the principal's (\`${settings.maxSubscriptionsPerPrincipal.env}\`) or the WebSocket connection's (\`${settings.maxSubscriptionsPerConnection.env}\`); it is refused before it starts anything, and may be sent again once another ended ${nothingRuns}`,
+    extensions: '`scope` (`principal` or `connection`), `limit`',
+  },
+  SUBSCRIPTION_TOO_SLOW: {
+    raisedBy: ['gateway'],
+    retryable: true,
+    when: 'a subscriber fell too far behind the events matching it (10,000 records waiting: it reads too slowly, or its payloads take too long): its subscription ends with it; subscribe again, with narrower filters if events come faster than it can take them',
+    extensions: '`limit` (the records that may wait)',
+  },
   CREDIT_BUDGET_EXHAUSTED: {
     raisedBy: ['gateway'],
     retryable: false,

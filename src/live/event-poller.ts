@@ -32,8 +32,13 @@ export interface PollListener {
   readonly since: string | null;
   /** The most records it can still take (its budget): a catch-up fetches no more. */
   capacity(): number;
-  /** New records for it, oldest first; `remaining` as the poll's last page said. */
-  deliver(records: readonly EventRecord[], remaining: number | null): void;
+  /**
+   * New records for it, oldest first; `remaining` as the poll's last page said; `paid` when they
+   * come from its own catch-up (charged to it by {@link caughtUp}).
+   */
+  deliver(records: readonly EventRecord[], remaining: number | null, paid?: boolean): void;
+  /** Its catch-up is done: what the service charged for it. */
+  caughtUp?(credits: number): void;
   /** Its poller failed for good (the service refused the key or has no credits). */
   end(error: Error): void;
 }
@@ -132,6 +137,8 @@ export class EventPoller {
   readonly #options: PollerOptions;
   readonly #members = new Map<PollListener, Member>();
   readonly #catchUps: Member[] = [];
+  /** The member whose catch-up is being fetched now. */
+  #fetching: Member | undefined;
   readonly #seen = new Map<string, true>();
   #watermark: string;
   #watermarkTime: number;
@@ -177,7 +184,11 @@ export class EventPoller {
     if (member) {
       this.#members.delete(listener);
       const at = this.#catchUps.indexOf(member);
-      if (at >= 0) this.#catchUps.splice(at, 1);
+      // A catch-up that never started cost nothing; one under way is told when it returns.
+      if (at >= 0 && member !== this.#fetching) {
+        this.#catchUps.splice(at, 1);
+        listener.caughtUp?.(0);
+      }
     }
     return this.#members.size === 0;
   }
@@ -204,11 +215,14 @@ export class EventPoller {
       while (this.#catchUps.length > 0 && !this.#stopped) {
         const member = this.#catchUps[0]!;
         const { since } = member.listener;
+        this.#fetching = member;
         const result = await this.#options.fetch(
           since ?? this.#watermark,
           member.listener.capacity(),
         );
-        this.#catchUps.shift();
+        this.#fetching = undefined;
+        this.#catchUps.splice(this.#catchUps.indexOf(member), 1);
+        member.listener.caughtUp?.(result.credits);
         this.#absorb(result, member);
       }
       if (!this.#stopped) await this.#pollOrHear();
@@ -217,11 +231,19 @@ export class EventPoller {
       this.#schedule(this.#options.intervalMs);
     } catch (error) {
       this.#polling = false;
+      const failed = this.#fetching;
+      this.#fetching = undefined;
+      // A catch-up that failed after its listener left is not tried again.
+      if (failed && !this.#members.has(failed.listener)) {
+        this.#catchUps.splice(this.#catchUps.indexOf(failed), 1);
+        failed.listener.caughtUp?.(0);
+      }
       if (this.#stopped) return;
       if (isFatal(error)) {
         this.stop();
         const members = [...this.#members.values()];
         this.#members.clear();
+        for (const waiting of this.#catchUps.splice(0)) waiting.listener.caughtUp?.(0);
         for (const { listener } of members) listener.end(error as Error);
         this.#options.onDead?.();
         return;
@@ -291,7 +313,9 @@ export class EventPoller {
     }
     if (catchUp) catchUp.delivered = undefined;
     this.#options.events?.polled?.(records.length, fresh, result.credits);
-    for (const [member, batch] of batches) member.listener.deliver(batch, result.remaining);
+    for (const [member, batch] of batches) {
+      member.listener.deliver(batch, result.remaining, member === catchUp);
+    }
   }
 
   #remember(id: string): void {

@@ -1,4 +1,5 @@
 import type { GraphQLError } from 'graphql';
+import { ErrorCode, gatewayError } from '../errors.js';
 import type { EventRecord, PollListener } from './event-poller.js';
 
 /** What a subscription's source yields: a record, or the error that ends it (its last payload). */
@@ -10,19 +11,23 @@ export interface FeedOptions {
   from: number;
   /** The `since` the subscription asked for; null for none. */
   since: string | null;
-  /** The most records it can still take (its budget left). */
+  /** The most records its catch-up may fetch (its budget, and what its quota backs). */
   capacity(): number;
   /** Joins the feed to its poller; returns how to leave. */
   join(listener: PollListener): () => void;
   /**
    * Before each record: the error that ends the subscription instead (its budget or quota is
-   * spent), or null to deliver it. Called again only once the previous payload was executed.
+   * spent, its caller expired), or null to deliver it. `paid`: the record came from the
+   * subscription's own catch-up, already charged to it. Called again only once the previous
+   * payload was executed.
    */
-  admit(): Promise<GraphQLError | null> | GraphQLError | null;
+  admit(paid: boolean): Promise<GraphQLError | null> | GraphQLError | null;
+  /** Told what the subscription's catch-up was charged, once it is done. */
+  caughtUp?(credits: number): void;
   /** Told of the workspace's credits left, from the poll that found the record. */
   remaining?(credits: number | null): void;
-  /** Told once when the feed ends, however it ends. */
-  onEnd?(): void;
+  /** Told once when the feed ends, however it ends, with the error that ended it, if any. */
+  onEnd?(error: Error | undefined): void;
   /** Ends the feed when it aborts (the client went away). */
   signal?: AbortSignal;
 }
@@ -30,15 +35,23 @@ export interface FeedOptions {
 /** Records a slow subscriber may have waiting before the feed ends (bounds its memory). */
 export const FEED_MAX_QUEUED = 10_000;
 
+/** A record waiting, and whether the subscription's own catch-up already paid for it. */
+interface Queued {
+  readonly record: EventRecord;
+  readonly paid: boolean;
+}
+
 /**
  * One subscription's source of records: joined to its poller, it queues what the poller
  * delivers and yields one record per payload, oldest first, after `admit` allows it. It ends when
- * the client leaves (`return()`, or the signal), when `admit` refuses (that error is yielded
- * last), when the poller fails for good (likewise), or when {@link close} is called (shutdown).
+ * the client leaves (`return()`, or the signal), when `admit` refuses or {@link end} is called
+ * (that error is yielded last), when the poller fails for good (likewise), when the subscriber
+ * falls {@link FEED_MAX_QUEUED} records behind (SUBSCRIPTION_TOO_SLOW), or when {@link close} is
+ * called (shutdown).
  */
 export class LiveFeed implements AsyncIterableIterator<Delivery> {
   readonly #options: FeedOptions;
-  readonly #queue: EventRecord[] = [];
+  #queue: (Queued | undefined)[] = [];
   #head = 0;
   #leave: (() => void) | undefined;
   #wake: (() => void) | undefined;
@@ -53,16 +66,23 @@ export class LiveFeed implements AsyncIterableIterator<Delivery> {
       from: options.from,
       since: options.since,
       capacity: () => options.capacity(),
-      deliver: (records, remaining) => {
+      deliver: (records, remaining, paid = false) => {
         if (this.#done) return;
         options.remaining?.(remaining);
-        for (const record of records) this.#queue.push(record);
+        for (const record of records) this.#queue.push({ record, paid });
         if (this.#queue.length - this.#head > FEED_MAX_QUEUED) {
-          this.#finish(new Error('The subscriber reads too slowly: its queue is full.'));
+          this.end(
+            gatewayError(
+              ErrorCode.SUBSCRIPTION_TOO_SLOW,
+              `The subscriber fell ${FEED_MAX_QUEUED} records behind (it reads too slowly, or its payloads take too long): the subscription ended. Subscribe again, with narrower filters if the events come faster than it can take them.`,
+              { limit: FEED_MAX_QUEUED },
+            ),
+          );
         }
         this.#wake?.();
       },
-      end: (error) => this.#finish(error),
+      caughtUp: (credits) => options.caughtUp?.(credits),
+      end: (error) => this.end(error),
     };
     this.#leave = options.join(listener);
     if (options.signal?.aborted) this.close();
@@ -81,20 +101,20 @@ export class LiveFeed implements AsyncIterableIterator<Delivery> {
         return { done: false, value: { end } };
       }
       if (this.#done) return { done: true, value: undefined };
-      if (this.#head < this.#queue.length) {
-        const refusal = await this.#options.admit();
+      const queued = this.#queue[this.#head];
+      if (queued) {
+        const refusal = await this.#options.admit(queued.paid);
         if (refusal) {
-          this.#finish(refusal);
+          this.end(refusal);
           continue;
         }
-        if (this.#done && !this.#ending) continue;
-        const record = this.#queue[this.#head]!;
-        this.#queue[this.#head++] = undefined as unknown as EventRecord;
+        if (this.#done) continue;
+        this.#queue[this.#head++] = undefined;
         if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
-          this.#queue.splice(0, this.#head);
+          this.#queue = this.#queue.slice(this.#head);
           this.#head = 0;
         }
-        return { done: false, value: { record } };
+        return { done: false, value: { record: queued.record } };
       }
       await new Promise<void>((resolve) => (this.#wake = resolve));
       this.#wake = undefined;
@@ -112,16 +132,21 @@ export class LiveFeed implements AsyncIterableIterator<Delivery> {
     this.#finish(undefined);
   }
 
+  /** Ends the feed with `error`, its last payload (what is queued is dropped). */
+  end(error: Error): void {
+    this.#finish(error);
+  }
+
   #finish(error: Error | undefined): void {
     if (this.#done) return;
     this.#done = true;
     this.#ending = error;
-    this.#queue.length = 0;
+    this.#queue = [];
     this.#head = 0;
     this.#options.signal?.removeEventListener('abort', this.#onAbort);
     this.#leave?.();
     this.#leave = undefined;
-    this.#options.onEnd?.();
+    this.#options.onEnd?.(error);
     this.#wake?.();
   }
 }

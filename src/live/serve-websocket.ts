@@ -1,24 +1,28 @@
 import type { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ExecutionArgs, GraphQLError } from 'graphql';
+import type { ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
 import type { Context as WsContext } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import type { GraphQLParams } from 'graphql-yoga';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Admission } from '../admission/admission.js';
+import { closeCodeOf } from '../admission/caller-refusal.js';
+import type { Booking, DoorContext } from '../admission/door-context.js';
+import { codesOf, outcomeOf, requestIdOf } from '../admission/operation-report.js';
+import type { ConnectionCount } from '../admission/subscription-counts.js';
 import type { App } from '../app.js';
-import { AuthFailure, type Authenticate, type Caller } from '../auth/create-authenticator.js';
-import type { TrustedDocuments } from '../config/trusted-documents.js';
+import type { Caller } from '../auth/create-authenticator.js';
+import { NOTHING_SPENT } from '../credits/credit-extensions.js';
 import { ErrorCode, gatewayError } from '../errors.js';
 import type { Logger } from '../logging/create-logger.js';
-import { ONLY_IDS, operationIdOf, trustedDocument } from '../plugins/use-trusted-documents.js';
-import type { GraphQLParams } from 'graphql-yoga';
+import { atTime } from './at-time.js';
 
 /** Options of {@link serveWebSocket}. */
 export interface WebSocketOptions {
   /** The GraphQL app whose plugins, schema and context every operation goes through. */
   app: App;
-  authenticate: Authenticate;
-  /** Only these documents run, named by id (`TRUSTED_DOCUMENTS`); null, any document. */
-  trustedDocuments: TrustedDocuments | null;
+  /** The rules every door passes. */
+  admission: Admission;
   logger: Logger;
   /** The path upgrades are accepted on. */
   path: string;
@@ -30,10 +34,21 @@ export interface ServedWebSocket {
   close(): Promise<void>;
 }
 
-/** Per connection: its caller, and the headers its operations see, from `connection_init`. */
+/** A connection as its `connection_init` admitted it: its caller, its headers, its count. */
 interface Connection {
   caller: Caller;
   headers: Headers;
+  count: ConnectionCount;
+  /** Cancels the close at its caller's expiry. */
+  expiry?: () => void;
+}
+
+/** What graphql-ws keeps per socket (`ctx.extra`): the socket, and its admitted connection. */
+interface Extra {
+  socket: WebSocket;
+  connection?: Connection;
+  /** Each operation's booking, by its id, until it completes. */
+  bookings?: Map<string, Booking>;
 }
 
 /** At shutdown, how long the subscriptions' `complete` messages may take to go out. */
@@ -64,20 +79,47 @@ export function headersOf(payload: unknown): Headers {
   return headers;
 }
 
+/** Closes `socket` with the code and reason of a caller's refusal. */
+function closeFor(socket: WebSocket, refusal: GraphQLError): void {
+  const reason = `${String(refusal.extensions['code'])}: ${refusal.message}`;
+  socket.close(closeCodeOf(refusal), reason.slice(0, REASON_MAX));
+}
+
 /**
  * GraphQL over WebSocket (the `graphql-transport-ws` protocol, the `graphql-ws` library on `ws`)
- * on `server` at `path`, beside the HTTP endpoint on the same path. `connection_init` is
- * authenticated as an HTTP request's headers would be (a refusal closes the socket with 4403 and
- * the reason); each operation then runs through the app's own parse, validation, plugins and
- * context (its budget, quota and credits), as the graphql-ws recipe of Yoga does.
+ * on `server` at `path`, beside the HTTP endpoint on the same path: a door like the others, an
+ * adapter over the admission. Messages are bounded by `MAX_REQUEST_BYTES` before they are parsed
+ * (a larger one closes the socket, 1009). `connection_init` is admitted as an HTTP request's
+ * headers are (`Admission.caller`; a refusal closes the socket: 4401, 4403, or 4503 when the
+ * identity provider could not be reached), and the caller holds for as long as its token does:
+ * at its expiry its subscriptions end with UNAUTHENTICATED and the socket closes with 4401; an
+ * operation sent after it is refused. Each operation's document is the admission's (trusted
+ * documents, APQ); it then runs through the app's own parse, validation, plugins and context
+ * (limits, budget, quota, credits), as the graphql-ws recipe of Yoga does, and is reported as
+ * every operation is (a subscription when it ends).
  */
 export function serveWebSocket(server: Server, options: WebSocketOptions): ServedWebSocket {
-  const { app, authenticate, trustedDocuments, logger } = options;
-  const wss = new WebSocketServer({ server, path: options.path });
-  const connections = new WeakMap<object, Connection>();
+  const { app, admission, logger, path } = options;
+  const wss = new WebSocketServer({ server, path, maxPayload: admission.maxMessageBytes });
   // Operations under way: shutdown lets their `complete` messages go out before closing sockets.
   let active = 0;
-  type Ctx = WsContext<Record<string, unknown> | undefined, { socket: unknown; request: unknown }>;
+  type Ctx = WsContext<Record<string, unknown> | undefined, Extra>;
+
+  /** Reports an operation that ended with `result` (a query, or a subscription refused). */
+  const report = (booking: Booking, result: ExecutionResult) => {
+    admission.report({
+      requestId: booking.requestId,
+      endpoint: booking.endpoint,
+      door: 'websocket',
+      operation: booking.operation,
+      type: booking.type,
+      status: null,
+      ms: performance.now() - booking.started,
+      outcome: outcomeOf(result),
+      codes: codesOf(result.errors),
+      credits: booking.credits ?? NOTHING_SPENT,
+    });
+  };
 
   const disposable = useServer(
     {
@@ -85,72 +127,100 @@ export function serveWebSocket(server: Server, options: WebSocketOptions): Serve
       subscribe: (args) => (args.rootValue as Enveloped).subscribe(args),
       async onConnect(ctx: Ctx) {
         const headers = headersOf(ctx.connectionParams);
-        try {
-          connections.set(ctx, { caller: await authenticate(headers), headers });
-          return true;
-        } catch (error) {
-          const reason =
-            error instanceof AuthFailure
-              ? `${error.kind === 'no-upstream-key' ? 'FORBIDDEN' : 'UNAUTHENTICATED'}: ${error.message}`
-              : 'AUTH_UNAVAILABLE: the identity provider could not be reached; try again';
-          if (!(error instanceof AuthFailure)) logger.warn('websocket: authentication failed');
-          (ctx.extra.socket as { close(code: number, reason: string): void }).close(
-            4403,
-            reason.slice(0, REASON_MAX),
-          );
+        const caller = await admission.caller(headers);
+        const { socket } = ctx.extra;
+        if (caller instanceof Error) {
+          if (caller.extensions['code'] === ErrorCode.AUTH_UNAVAILABLE) {
+            logger.warn('websocket: the identity provider could not be reached');
+          }
+          closeFor(socket, caller);
           return false;
         }
+        const connection: Connection = { caller, headers, count: { open: 0 } };
+        ctx.extra.connection = connection;
+        if (Number.isFinite(caller.validUntil)) {
+          connection.expiry = atTime(caller.validUntil, () => {
+            const refusal = admission.expired(caller);
+            if (!refusal) return;
+            // Its subscriptions end at this moment with the refusal (`live/`): once their last
+            // payloads went out, the socket closes.
+            void (async () => {
+              const deadline = Date.now() + COMPLETE_WAIT_MS;
+              while (connection.count.open > 0 && Date.now() < deadline) await sleep(10);
+              closeFor(socket, refusal);
+            })();
+          });
+        }
+        return true;
       },
-      async onSubscribe(ctx: Ctx, _id, payload) {
-        const connection = connections.get(ctx);
+      onClose(ctx: Ctx) {
+        ctx.extra.connection?.expiry?.();
+      },
+      async onSubscribe(ctx: Ctx, id, payload) {
+        const connection = ctx.extra.connection;
         if (!connection) return [gatewayError(ErrorCode.UNAUTHENTICATED, 'Not authenticated.')];
-        const request = new Request('http://gateway.internal/graphql', {
+        const booking: Booking = {
+          requestId: requestIdOf(undefined),
+          started: performance.now(),
+          endpoint: path,
+          door: 'websocket',
+          operation: payload.operationName ?? null,
+          type: null,
+        };
+        const refuse = (errors: readonly GraphQLError[]) => {
+          report(booking, { errors });
+          return errors;
+        };
+        const expired = admission.expired(connection.caller);
+        if (expired) {
+          setImmediate(() => closeFor(ctx.extra.socket, expired));
+          return refuse([expired]);
+        }
+        let params: GraphQLParams;
+        try {
+          params = admission.documents.resolve(payload as GraphQLParams);
+        } catch (error) {
+          return refuse([error as GraphQLError]);
+        }
+        const request = new Request(`http://gateway.internal${path}`, {
           method: 'POST',
           headers: connection.headers,
         });
-        let query = payload.query;
-        // The same documents and ids as over HTTP (useTrustedDocuments).
-        if (trustedDocuments) {
-          const id = operationIdOf(payload as GraphQLParams, request);
-          const document = id === null ? null : trustedDocument(trustedDocuments, id);
-          if (document === null) {
-            return [
-              gatewayError(
-                id === null
-                  ? ErrorCode.PERSISTED_QUERY_ID_REQUIRED
-                  : ErrorCode.PERSISTED_QUERY_NOT_IN_LIST,
-                ONLY_IDS,
-              ),
-            ];
-          }
-          query = document;
-        }
-        const enveloped = app.getEnveloped({
-          request,
+        const door: DoorContext = {
           caller: connection.caller,
-          params: { ...payload, query },
-        });
+          connection: connection.count,
+          booking,
+        };
+        const enveloped = app.getEnveloped({ ...door, request, params });
         let document;
         try {
-          document = enveloped.parse(query ?? '');
+          document = enveloped.parse(params.query ?? '');
         } catch (error) {
-          return [error as GraphQLError];
+          return refuse([error as GraphQLError]);
         }
         const errors = enveloped.validate(enveloped.schema, document);
-        if (errors.length > 0) return errors;
+        if (errors.length > 0) return refuse(errors);
         const args: ExecutionArgs = {
           schema: enveloped.schema,
-          operationName: payload.operationName,
+          operationName: params.operationName,
           document,
-          variableValues: payload.variables,
+          variableValues: params.variables,
           contextValue: await enveloped.contextFactory(),
           rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
         };
+        (ctx.extra.bookings ??= new Map()).set(id, booking);
         active += 1;
         return args;
       },
-      onComplete() {
-        active -= 1;
+      onOperation(ctx: Ctx, id, _payload, _args, operated) {
+        // graphql-ws hands the result awaited.
+        const result = operated as ExecutionResult | AsyncIterable<ExecutionResult>;
+        const booking = ctx.extra.bookings?.get(id);
+        // A subscription's stream reports itself when it ends (`live/live-subscription.ts`).
+        if (booking && !(Symbol.asyncIterator in result)) report(booking, result);
+      },
+      onComplete(ctx: Ctx, id) {
+        if (ctx.extra.bookings?.delete(id)) active -= 1;
       },
     },
     wss,

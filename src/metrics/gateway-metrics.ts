@@ -1,7 +1,7 @@
-import type { QuotaObserver } from '../quota/quota-store.js';
+import type { QuotaObserver } from '../credits/quota/quota-store.js';
 import type { LiveEvents } from '../live/poller-registry.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { OperationReport } from '../plugins/use-operation-report.js';
+import type { OperationReport } from '../admission/operation-report.js';
 import type { BreakerState } from '../upstream/circuit-breaker.js';
 import type { Exchange, UpstreamObserver } from '../upstream/upstream-observer.js';
 import { BoundedNames } from './bounded-names.js';
@@ -284,10 +284,11 @@ export class GatewayMetrics {
       outcome: report.outcome,
     };
     this.#operations.inc(labels);
-    this.#operationSeconds.observe(labels, report.ms / 1000);
+    // A subscription lasts as long as its client stays: not a request's duration.
+    if (report.type !== 'subscription') this.#operationSeconds.observe(labels, report.ms / 1000);
     if (report.answered) {
       this.#answered.inc();
-      this.#answeredCredits.inc(report.creditsSaved);
+      this.#answeredCredits.inc(report.credits.credits.saved);
     }
     for (const code of report.codes) {
       this.#errors.inc({ code: this.#codes.label(code) });

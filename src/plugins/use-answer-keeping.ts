@@ -1,17 +1,11 @@
-import type { IncomingMessage } from 'node:http';
 import { getOperationAST, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import type { AnswerSlot } from '../admission/door-context.js';
 import type { Context } from '../context.js';
-import {
-  ANSWER_OPEN,
-  answerTail,
-  keptHeaders,
-  type AnswerSlot,
-  type KnownAnswers,
-} from '../answers/known-answers.js';
+import { ANSWER_OPEN, answerTail, keptHeaders, type KnownAnswers } from '../answers/known-answers.js';
 import type { UpstreamSession } from '../upstream/upstream-session.js';
 
-/** A request that runs with a slot for its answer. */
+/** A request that runs with a slot for its answer: what its context keeps of it. */
 interface Run {
   readonly slot: AnswerSlot;
   readonly session: UpstreamSession;
@@ -52,31 +46,27 @@ function keptData(result: ExecutionResult & Stringified): Buffer | undefined {
  * balance from every run. See `KnownAnswers`.
  */
 export function useAnswerKeeping(answers: KnownAnswers): Plugin {
-  const runs = new WeakMap<Request, Run>();
   return {
     onExecute({ args }) {
-      const context = args.contextValue as unknown as Context & {
-        request: Request;
-        req?: IncomingMessage;
-      };
-      const slot = answers.slotOf(context.req);
+      const context = args.contextValue as unknown as Context & { answerRun?: Run };
+      const slot = context.answerSlot;
       if (!slot) return;
       const operation = getOperationAST(args.document, args.operationName);
       if (operation?.operation !== 'query') return;
-      runs.set(context.request, {
+      context.answerRun = {
         slot,
         session: context.upstream,
         operation: operation.name?.value ?? null,
-      });
+      };
     },
-    onResultProcess({ request, result }) {
-      const run = runs.get(request);
+    onResultProcess({ result, serverContext }) {
+      const run = (serverContext as { answerRun?: Run }).answerRun;
       if (!run || Array.isArray(result) || Symbol.asyncIterator in result) return;
       if (result.errors?.length || result.data == null) return;
       run.data = keptData(result as ExecutionResult & Stringified);
     },
-    onResponse({ request, response }) {
-      const run = runs.get(request);
+    onResponse({ response, serverContext }) {
+      const run = (serverContext as { answerRun?: Run }).answerRun;
       if (!run) return;
       const { ledger, budget } = run.session;
       answers.observe(run.slot.upstreamKey, ledger.remaining, ledger.remainingAt);

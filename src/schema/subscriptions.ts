@@ -2,12 +2,14 @@ import type { Context } from '../context.js';
 import { creditCostExtension } from '../estimate/credit-cost.js';
 import type { Delivery } from '../live/live-feed.js';
 import type { EventEndpoint } from '../live/poller-registry.js';
+import { LiveSubscription } from '../live/live-subscription.js';
+import type { EndpointFilters } from '../upstream/endpoints.js';
 import { acquisitionNode } from '../nodes/acquisition-node.js';
 import { execMoveNode } from '../nodes/exec-move-node.js';
 import { fundingEventNode } from '../nodes/funding-event-node.js';
 import type { NodeType } from '../nodes/node-type.js';
 import { builder } from './builder.js';
-import { filterArgs } from './filter-args.js';
+import { filterArgs, toFilters } from './filter-args.js';
 import { nodeRef } from './node-refs.js';
 
 builder.subscriptionType({
@@ -36,8 +38,12 @@ function eventField<T extends { id: string }, H extends string, R extends { id: 
       description: `Each new ${what} matching the filters, once, oldest first. Without \`since\`, only those discovered after the subscription starts; with it, those discovered after \`since\` too.`,
       args: filterArgs(t.arg, endpoint),
       subscribe: (_root, args, context: Context) => {
-        if (!context.live) throw new Error('Subscriptions are not served here.');
-        return context.live.subscribe(endpoint, args);
+        const { since, ...filters } = toFilters(endpoint, args, context.config.cursorSecret) as {
+          since?: string;
+        } & EndpointFilters<EventEndpoint>;
+        const subscription = new LiveSubscription(context);
+        context.subscription = subscription;
+        return subscription.start({ endpoint, filters, since: since ?? null });
       },
       resolve: (delivery) => resolveDelivery(delivery as unknown as Delivery) as never,
       extensions: creditCostExtension({ kind: 'event' }),

@@ -14,8 +14,8 @@ import {
 import { endpoints, type EndpointName } from '../upstream/endpoints.js';
 import type { Exchange } from '../upstream/upstream-observer.js';
 import type { RequestSpan, SentRequest, UpstreamTrace } from '../upstream/upstream-trace.js';
+import { creditLogFields, type CreditExtensions } from '../credits/credit-extensions.js';
 import type {
-  OperationFigures,
   RequestEnd,
   RequestTrace,
   RequestTracer,
@@ -153,7 +153,7 @@ export function otelRequestTracer(options: OtelRequestTracerOptions): RequestTra
         },
         end(end: RequestEnd) {
           if (operation) {
-            if (end.figures) operation.span.setAttributes(figureAttributes(end.figures));
+            if (end.credits) operation.span.setAttributes(figureAttributes(end.credits));
             markErrors(operation.span, end.codes);
             operation.span.end(operationEnd);
           } else {
@@ -174,22 +174,19 @@ export function otelRequestTracer(options: OtelRequestTracerOptions): RequestTra
   };
 }
 
-/** An operation's figures as its span's attributes. */
-function figureAttributes(figures: OperationFigures): Attributes {
-  const attributes: Attributes = {
-    [GATEWAY_ATTRIBUTES.creditsUsed]: figures.creditsUsed,
-    [GATEWAY_ATTRIBUTES.creditsSaved]: figures.creditsSaved,
-    [GATEWAY_ATTRIBUTES.upstreamRequests]: figures.upstreamRequests,
-    [GATEWAY_ATTRIBUTES.upstreamRetries]: figures.upstreamRetries,
-  };
-  if (figures.creditsEstimate !== null) {
-    attributes[GATEWAY_ATTRIBUTES.creditsEstimate] = figures.creditsEstimate;
-  }
-  if (figures.creditsBudget !== null) {
-    attributes[GATEWAY_ATTRIBUTES.creditsBudget] = figures.creditsBudget;
-  }
-  if (figures.creditsUncertain > 0) {
-    attributes[GATEWAY_ATTRIBUTES.creditsUncertain] = figures.creditsUncertain;
+/**
+ * An operation's credits as its span's attributes, read as its log line reads them
+ * (`creditLogFields`): `creditsUsed` as `gateway.credits.used`, the upstream requests and retries
+ * as `gateway.upstream.requests` and `.retries`; nothing for a figure that is null.
+ */
+function figureAttributes(credits: CreditExtensions): Attributes {
+  const attributes: Attributes = {};
+  for (const [name, value] of Object.entries(creditLogFields(credits))) {
+    if (value === null) continue;
+    const credit = /^credits([A-Z].*)$/.exec(name);
+    if (credit) attributes[`gateway.credits.${credit[1]!.toLowerCase()}`] = value;
+    else if (name === 'upstreamRequests') attributes[GATEWAY_ATTRIBUTES.upstreamRequests] = value;
+    else if (name === 'upstreamRetries') attributes[GATEWAY_ATTRIBUTES.upstreamRetries] = value;
   }
   return attributes;
 }

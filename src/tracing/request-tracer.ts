@@ -1,18 +1,5 @@
+import type { CreditExtensions } from '../credits/credit-extensions.js';
 import type { UpstreamTrace } from '../upstream/upstream-trace.js';
-
-/** What an operation came to, as its span ends with it (the figures of `extensions.credits`). */
-export interface OperationFigures {
-  creditsUsed: number;
-  creditsSaved: number;
-  /** Credits timed-out attempts may have been charged. */
-  creditsUncertain: number;
-  /** The estimate made before it ran; null when it never got that far. */
-  creditsEstimate: number | null;
-  /** The credits it was allowed; null when it never got that far. */
-  creditsBudget: number | null;
-  upstreamRequests: number;
-  upstreamRetries: number;
-}
 
 /** How a traced request ended. */
 export interface RequestEnd {
@@ -22,8 +9,8 @@ export interface RequestEnd {
   requestId: string | null;
   /** The distinct `extensions.code` values of its errors. */
   codes: readonly string[];
-  /** Its operation's figures, when one ran. */
-  figures?: OperationFigures;
+  /** Its operation's credits, as its `extensions` said, when one ran. */
+  credits?: CreditExtensions;
 }
 
 /**

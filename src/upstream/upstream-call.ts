@@ -1,5 +1,5 @@
-import type { CreditBudget } from './credit-budget.js';
-import type { CreditLedger } from './credit-ledger.js';
+import type { CreditBudget } from '../credits/credit-budget.js';
+import type { CreditLedger } from '../credits/credit-ledger.js';
 import type { EndpointName } from './endpoints.js';
 import type { ListEnvelope, UpstreamRecord } from './types.js';
 import type { TraceHeaders } from './upstream-trace.js';

@@ -1,6 +1,6 @@
 import type { PageParams } from './build-query.js';
-import { CreditBudget } from './credit-budget.js';
-import { CreditLedger } from './credit-ledger.js';
+import { CreditBudget } from '../credits/credit-budget.js';
+import { CreditLedger } from '../credits/credit-ledger.js';
 import type { EndpointName, EndpointRecords } from './endpoints.js';
 import { operationCall, type SharedPipeline } from './operation-call.js';
 import { OperationDeadline } from './operation-deadline.js';

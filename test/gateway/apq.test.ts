@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { parse, print } from 'graphql';
-import { createSchema, createYoga } from 'graphql-yoga';
+import { parse, print, type GraphQLError } from 'graphql';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { useApq } from '../../src/plugins/use-apq.js';
+import { Documents } from '../../src/admission/documents.js';
 import { spentOn, startStack, type Stack, NO_CACHE } from '../helpers/start-stack.js';
 
 let stack: Stack;
@@ -174,30 +173,22 @@ describe('automatic persisted queries, as Apollo Client sends them', () => {
 });
 
 describe('the APQ store', () => {
-  it('is an LRU: past its bound the least recently used query is forgotten, and asked for again', async () => {
-    const yoga = createYoga({
-      schema: createSchema({ typeDefs: 'type Query { n(i: Int): Int }', resolvers: {} }),
-      plugins: [useApq({ maxDocuments: 2 })],
-      logging: false,
-    });
+  it('is an LRU: past its bound the least recently used query is forgotten, and asked for again', () => {
+    const documents = new Documents(null, { maxDocuments: 2 });
     const queries = [1, 2, 3].map((i) => apolloQuery(`{ n(i: ${i}) }`));
-    const send = async (body: unknown) =>
-      (
-        await yoga.fetch('http://yoga/graphql', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        })
-      ).json();
-    const hashOnly = ({ sha256Hash }: { sha256Hash: string }) =>
-      send({ extensions: { persistedQuery: { version: 1, sha256Hash } } });
+    const persisted = (sha256Hash: string) => ({ persistedQuery: { version: 1, sha256Hash } });
     for (const { query, sha256Hash } of queries) {
-      await send({ query, extensions: { persistedQuery: { version: 1, sha256Hash } } });
+      documents.resolve({ query, extensions: persisted(sha256Hash) });
     }
-    expect((await hashOnly(queries[0]!)).errors[0].extensions.code).toBe(
-      'PERSISTED_QUERY_NOT_FOUND',
-    );
-    expect((await hashOnly(queries[1]!)).errors).toBeUndefined();
-    expect((await hashOnly(queries[2]!)).errors).toBeUndefined();
+    const hashOnly = ({ sha256Hash }: { sha256Hash: string }) => {
+      try {
+        return documents.resolve({ extensions: persisted(sha256Hash) }).query;
+      } catch (error) {
+        return (error as GraphQLError).extensions['code'];
+      }
+    };
+    expect(hashOnly(queries[0]!)).toBe('PERSISTED_QUERY_NOT_FOUND');
+    expect(hashOnly(queries[1]!)).toBe(queries[1]!.query);
+    expect(hashOnly(queries[2]!)).toBe(queries[2]!.query);
   });
 });

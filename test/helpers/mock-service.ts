@@ -1,5 +1,5 @@
 import { MockAgent } from 'undici';
-import { CreditLedger } from '../../src/upstream/credit-ledger.js';
+import { CreditLedger } from '../../src/credits/credit-ledger.js';
 import type { EndpointName } from '../../src/upstream/endpoints.js';
 import { createTransport } from '../../src/upstream/transport.js';
 import type { ListEnvelope, UpstreamRecord } from '../../src/upstream/types.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryQuotaStore } from '../../src/quota/memory-quota-store.js';
-import { parseCreditQuota } from '../../src/quota/credit-quota.js';
-import { giveBack, secondsUntil, take, type Bucket } from '../../src/quota/token-bucket.js';
+import { MemoryQuotaStore } from '../../src/credits/quota/memory-quota-store.js';
+import { parseCreditQuota } from '../../src/credits/quota/credit-quota.js';
+import { giveBack, secondsUntil, take, type Bucket } from '../../src/credits/quota/token-bucket.js';
 
 /** 3600 credits an hour: one a second, so that elapsed seconds read as credits. */
 const HOURLY = { credits: 3600, windowSeconds: 3600 };

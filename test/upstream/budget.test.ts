@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CreditBudget } from '../../src/upstream/credit-budget.js';
-import { CreditLedger } from '../../src/upstream/credit-ledger.js';
+import { CreditBudget } from '../../src/credits/credit-budget.js';
+import { CreditLedger } from '../../src/credits/credit-ledger.js';
 import { wrap } from '../../src/upstream/operation-call.js';
 import { MemoryPageStore } from '../../src/upstream/page-cache/memory-page-store.js';
 import { budget } from '../../src/upstream/policies/budget.js';

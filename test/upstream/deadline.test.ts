@@ -1,7 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { GraphQLSchema } from 'graphql';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { useUpstreamSession } from '../../src/plugins/use-upstream-session.js';
+import { Admission } from '../../src/admission/admission.js';
+import { defaultConfig } from '../../src/config.js';
+import { createEstimator } from '../../src/estimate/estimate-operation.js';
+import { useCredits } from '../../src/plugins/use-credits.js';
 import { createUpstream } from '../../src/upstream/create-upstream.js';
 import { OperationDeadline } from '../../src/upstream/operation-deadline.js';
 import { wrap } from '../../src/upstream/operation-call.js';
@@ -116,9 +120,9 @@ describe('deadline (OPERATION_TIMEOUT_MS, and the client going away)', () => {
   });
 });
 
-describe('useUpstreamSession: the session ends with its operation', () => {
+describe('useCredits: the session ends with its operation', () => {
   /** A one-field graph whose field reads a page through the operation's session. */
-  async function runOperation(plugins: ReturnType<typeof useUpstreamSession>[]) {
+  async function runOperation(withCredits: boolean) {
     const service = mockService();
     service.pool
       .intercept({ path: () => true })
@@ -134,21 +138,28 @@ describe('useUpstreamSession: the session ends with its operation', () => {
       concurrency: 2,
       deadlineMs: 100,
     });
-    const yoga = createYoga({
-      schema: createSchema({
-        typeDefs: 'type Query { records: Int }',
-        resolvers: {
-          Query: {
-            records: async (_: unknown, __: unknown, context: { upstream: UpstreamSession }) =>
-              (await context.upstream.page('companies', '', { limit: 5 })).data.length,
-          },
+    const schema = createSchema({
+      typeDefs: 'type Query { records: Int }',
+      resolvers: {
+        Query: {
+          records: async (_: unknown, __: unknown, context: { upstream: UpstreamSession }) =>
+            (await context.upstream.page('companies', '', { limit: 5 })).data.length,
         },
-      }),
-      context: { upstream: session },
-      plugins,
+      },
+    });
+    const admission = new Admission({
+      config: defaultConfig,
+      authenticate: () => ({ principal: 'key', upstreamKey: 'key', validUntil: Infinity }),
+      schema,
+    });
+    const estimate = createEstimator(schema, { defaultPageSize: 20, maxPageSize: 500, secret: 's' });
+    const yoga = createYoga({
+      schema: schema as GraphQLSchema,
+      context: { upstream: session, admission, quotaHold: null },
+      plugins: withCredits ? [useCredits(estimate)] : [],
     });
     const response = await yoga.fetch('http://gateway.test/graphql?query={records}');
-    expect(await response.json()).toEqual({ data: { records: 0 } });
+    expect(await response.json()).toMatchObject({ data: { records: 0 } });
     // After the operation, past its deadline: the session's timer must not have fired.
     await sleep(150);
     const after = await caught(session.page('companies', 'search=after', { limit: 5 }));
@@ -156,14 +167,14 @@ describe('useUpstreamSession: the session ends with its operation', () => {
   }
 
   it('stops the deadline once execution is done', async () => {
-    const { after, service } = await runOperation([useUpstreamSession()]);
+    const { after, service } = await runOperation(true);
     expect(after).toMatchObject({ data: [] });
     expect(service.sent()).toHaveLength(2);
     await service.done();
   });
 
   it('(without it, the deadline fires after the operation)', async () => {
-    const { after, service } = await runOperation([]);
+    const { after, service } = await runOperation(false);
     expect(after).toMatchObject({ code: 'OPERATION_TIMEOUT' });
     expect(service.sent()).toHaveLength(1);
     await service.agent.close();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CreditLedger } from '../../src/upstream/credit-ledger.js';
+import { CreditLedger } from '../../src/credits/credit-ledger.js';
 import { wrap } from '../../src/upstream/operation-call.js';
 import { pageKey } from '../../src/upstream/page-cache/page-key.js';
 import { dedupe, type OperationPages } from '../../src/upstream/policies/dedupe.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CreditLedger } from '../../src/upstream/credit-ledger.js';
+import { CreditLedger } from '../../src/credits/credit-ledger.js';
 import { wrap } from '../../src/upstream/operation-call.js';
 import { ledger } from '../../src/upstream/policies/ledger.js';
 import { retry } from '../../src/upstream/policies/retry.js';

@@ -1,4 +1,4 @@
-import { CreditLedger } from '../credit-ledger.js';
+import { CreditLedger } from '../../credits/credit-ledger.js';
 import type { UpstreamPolicy } from '../upstream-call.js';
 import { UpstreamError } from '../upstream-error.js';
 

@@ -1,4 +1,4 @@
-import { creditsOf } from '../credit-ledger.js';
+import { creditsOf } from '../../credits/credit-ledger.js';
 import { pageKey } from '../page-cache/page-key.js';
 import type { PageStore } from '../page-cache/page-store.js';
 import type { UpstreamPolicy } from '../upstream-call.js';

@@ -1,4 +1,4 @@
-import { creditsOf } from '../credit-ledger.js';
+import { creditsOf } from '../../credits/credit-ledger.js';
 import { pageKey } from '../page-cache/page-key.js';
 import type { UpstreamPage, UpstreamPolicy, UpstreamRequest } from '../upstream-call.js';
 import { unavailable } from '../upstream-error.js';

@@ -1,4 +1,4 @@
-import { creditsOf } from '../credit-ledger.js';
+import { creditsOf } from '../../credits/credit-ledger.js';
 import type { EndpointName } from '../endpoints.js';
 import type { UpstreamPage, UpstreamPolicy } from '../upstream-call.js';
 import { UpstreamError } from '../upstream-error.js';

@@ -38,6 +38,17 @@ export function take(bucket: Bucket, quota: CreditQuota, cost: number, now: numb
 }
 
 /**
+ * Refills `bucket`, then takes what it holds of `most`, in whole credits: what it took (0 when it
+ * holds less than one).
+ */
+export function takeUpTo(bucket: Bucket, quota: CreditQuota, most: number, now: number): number {
+  refill(bucket, quota, now);
+  const taken = Math.max(0, Math.min(most, Math.floor(bucket.credits)));
+  bucket.credits -= taken;
+  return taken;
+}
+
+/**
  * Refills `bucket`, then gives back `refund` credits (what a reservation did not charge; negative
  * when the operation charged more than it reserved), never above the quota.
  */

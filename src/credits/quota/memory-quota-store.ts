@@ -1,6 +1,6 @@
 import type { CreditQuota } from './credit-quota.js';
-import type { QuotaAnswer, QuotaStore } from './quota-store.js';
-import { giveBack, refill, take, type Bucket } from './token-bucket.js';
+import type { QuotaAnswer, QuotaPartAnswer, QuotaStore } from './quota-store.js';
+import { giveBack, refill, take, takeUpTo, type Bucket } from './token-bucket.js';
 
 /** A bucket with the quota it was last used under (to sweep it). */
 interface HeldBucket extends Bucket {
@@ -27,6 +27,12 @@ export class MemoryQuotaStore implements QuotaStore {
     const bucket = this.#bucket(principal, quota);
     const admitted = take(bucket, quota, cost, this.#now());
     return { admitted, credits: bucket.credits, heldBy: this };
+  }
+
+  reserveUpTo(principal: string, quota: CreditQuota, most: number): QuotaPartAnswer {
+    const bucket = this.#bucket(principal, quota);
+    const taken = takeUpTo(bucket, quota, most, this.#now());
+    return { taken, credits: bucket.credits, heldBy: this };
   }
 
   settle(principal: string, quota: CreditQuota, refund: number): number {

@@ -1,4 +1,4 @@
-import type { Kind } from '../config/setting.js';
+import type { Kind } from '../../config/setting.js';
 
 /** The windows a quota may be stated over, in seconds. */
 export const QUOTA_WINDOWS = { minute: 60, hour: 3_600, day: 86_400 } as const;

@@ -1,17 +1,18 @@
 import { createHmac } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { failFastRedis, sharedPrefix } from '../redis/shared-redis.js';
+import { failFastRedis, sharedPrefix } from '../../redis/shared-redis.js';
 import type { CreditQuota } from './credit-quota.js';
 import { MemoryQuotaStore } from './memory-quota-store.js';
-import type { QuotaAnswer, QuotaObserver, QuotaStore } from './quota-store.js';
+import type { QuotaAnswer, QuotaObserver, QuotaPartAnswer, QuotaStore } from './quota-store.js';
 
 /**
  * One bucket, atomically. KEYS[1]: the bucket, a hash `{ c: credits, at: ms }` (absent: full).
- * ARGV: the quota's credits, its window in ms, an amount, and `reserve` or `settle`. Refills the
- * bucket for the time since `at` (Redis's clock, so instances' clocks never matter), then
- * `reserve` takes the amount if the bucket holds it (else writes nothing) and `settle` adds it
- * (negative: takes), never above the quota. Expires once the bucket would be full again. Answers
- * `{ 1 or 0 (taken), credits left as a string }`.
+ * ARGV: the quota's credits, its window in ms, an amount, and `reserve`, `upto` or `settle`. Refills
+ * the bucket for the time since `at` (Redis's clock, so instances' clocks never matter), then
+ * `reserve` takes the amount if the bucket holds it (else writes nothing), `upto` takes what it
+ * holds of the amount in whole credits, and `settle` adds it (negative: takes), never above the
+ * quota. Expires once the bucket would be full again. Answers `{ 1 or 0 (taken), credits left as a
+ * string }`; `upto`, `{ credits taken, credits left as a string }`.
  */
 const BUCKET_SCRIPT = `
 local limit = tonumber(ARGV[1])
@@ -24,15 +25,19 @@ local credits = tonumber(state[1]) or limit
 local at = tonumber(state[2]) or now
 if now > at then credits = credits + (now - at) * limit / window; at = now end
 if credits > limit then credits = limit end
+local answer = 1
 if ARGV[4] == 'reserve' then
   if amount > credits then return {0, tostring(credits)} end
   credits = credits - amount
+elseif ARGV[4] == 'upto' then
+  answer = math.max(0, math.min(amount, math.floor(credits)))
+  credits = credits - answer
 else
   credits = math.min(limit, credits + amount)
 end
 redis.call('HSET', KEYS[1], 'c', tostring(credits), 'at', at)
 redis.call('PEXPIRE', KEYS[1], math.ceil((limit - credits) * window / limit) + 1000)
-return {1, tostring(credits)}
+return {answer, tostring(credits)}
 `;
 
 type BucketCommand = (
@@ -40,7 +45,7 @@ type BucketCommand = (
   limit: number,
   windowMs: number,
   amount: number,
-  mode: 'reserve' | 'settle',
+  mode: 'reserve' | 'upto' | 'settle',
 ) => Promise<[number, string]>;
 
 /** Options of {@link RedisQuotaStore}. */
@@ -95,6 +100,22 @@ export class RedisQuotaStore implements QuotaStore {
     } catch (error) {
       this.#failed(error);
       return this.#fallback.reserve(principal, quota, cost);
+    }
+  }
+
+  async reserveUpTo(principal: string, quota: CreditQuota, most: number): Promise<QuotaPartAnswer> {
+    try {
+      const [taken, credits] = await this.#bucket(
+        this.#name(principal),
+        quota.credits,
+        quota.windowSeconds * 1000,
+        most,
+        'upto',
+      );
+      return { taken, credits: Number(credits), heldBy: this };
+    } catch (error) {
+      this.#failed(error);
+      return this.#fallback.reserveUpTo(principal, quota, most);
     }
   }
 

@@ -1,4 +1,4 @@
-import type { EndpointName } from './endpoints.js';
+import type { EndpointName } from '../upstream/endpoints.js';
 
 /** The part of a success envelope the ledger reads. */
 export interface ChargedPage {

@@ -1,0 +1,208 @@
+import { hash } from 'node:crypto';
+import { printSchema, type GraphQLError, type GraphQLSchema } from 'graphql';
+import type { Authenticate, Caller, HeaderReader } from '../auth/create-authenticator.js';
+import type { Config } from '../config.js';
+import {
+  BUDGET_HEADER,
+  budgetOf,
+  budgetRefusal,
+  ESTIMATE_HEADER,
+  estimateOnly,
+  type BudgetRules,
+} from '../credits/budget-rules.js';
+import type { UpstreamSession } from '../upstream/upstream-session.js';
+import { QuotaAccount, QuotaHold, type QuotaReport, type Quotas } from '../credits/quota-account.js';
+import type { Estimate } from '../estimate/estimate-operation.js';
+import { callerRefusal, expiredRefusal } from './caller-refusal.js';
+import { Documents } from './documents.js';
+import type { OperationReport } from './operation-report.js';
+import { SubscriptionCounts } from './subscription-counts.js';
+
+type MaybePromise<T> = T | Promise<T>;
+
+/** What {@link Admission} is built from. */
+export interface AdmissionOptions {
+  config: Config;
+  /** Resolves a request's caller from its headers (`AUTH_MODE`). */
+  authenticate: Authenticate;
+  /** Where the quota buckets live, when any principal can have one. */
+  quotas?: Quotas;
+  /** The graph served: part of the name of every kept answer. */
+  schema: GraphQLSchema;
+  /** Where every operation's report goes: its log line and its metrics. */
+  report?: (report: OperationReport) => void;
+}
+
+/** How an operation about to run was admitted: its quota hold, if a quota applies. */
+export type Admitted =
+  | { hold: QuotaHold | null }
+  /** `X-Credit-Estimate: only`: the estimate is answered, nothing runs. */
+  | { estimateOnly: true };
+
+/** How a kept answer was admitted: the budget it was sent with and the quota it left. */
+export interface KeptAdmission {
+  budget: number;
+  quota: QuotaReport | null;
+}
+
+/**
+ * What every request, subscription and payload must pass before it runs, and what is booked
+ * after, written once for every door: Yoga over HTTP (`plugins/use-admission.ts`,
+ * `plugins/use-credits.ts`), the repeat-view front (`answers/serve-known-answers.ts`), graphql-ws
+ * (`live/serve-websocket.ts`) and each subscription and its payloads (`live/`). A door is an
+ * adapter that asks, in this order:
+ *
+ * 1. {@link caller}: who calls (an API key, or a verified token and the workspace's key), and
+ *    until when ({@link expired});
+ * 2. the message bounds: {@link maxMessageBytes} for HTTP bodies and WebSocket messages alike;
+ * 3. {@link documents}: which document runs (`TRUSTED_DOCUMENTS`, or APQ);
+ * 4. the query limits (GraphQL Armor, in the parse and validation every door runs);
+ * 5. {@link admitRun}: the estimate against the budget and limits, then the quota reserved;
+ *    {@link admitKept} for a kept answer; {@link subscriptions} counted per principal and
+ *    connection;
+ * 6. then the settlement and `extensions` (`credits/`), and {@link report}.
+ */
+export class Admission {
+  readonly #options: AdmissionOptions;
+  readonly documents: Documents;
+  /** The budget and size rules of every operation. */
+  readonly rules: BudgetRules;
+  /** The largest HTTP body or WebSocket message accepted (`MAX_REQUEST_BYTES`). */
+  readonly maxMessageBytes: number;
+  /** Open subscriptions per principal and per connection. */
+  readonly subscriptions: SubscriptionCounts;
+  /**
+   * Names everything that decides whether a request may run here: the schema and the admission
+   * settings. Part of every kept answer's name, so that no instance serves an answer its own
+   * rules would refuse (another `TRUSTED_DOCUMENTS`, `AUTH_MODE` or limit).
+   */
+  readonly version: string;
+
+  constructor(options: AdmissionOptions) {
+    const { config } = options;
+    this.#options = options;
+    this.documents = new Documents(config.trustedDocuments);
+    this.rules = {
+      defaultBudget: config.creditBudgetDefault,
+      subscriptionBudget: config.subscriptionBudgetDefault,
+      maxBudget: config.creditBudgetMax,
+      maxRecords: config.maxResponseRecords,
+      maxRequests: config.maxUpstreamRequests,
+    };
+    this.maxMessageBytes = config.maxRequestBytes;
+    this.subscriptions = new SubscriptionCounts({
+      perPrincipal: config.maxSubscriptionsPerPrincipal,
+      perConnection: config.maxSubscriptionsPerConnection,
+    });
+    this.version = admissionVersion(config, options.schema);
+  }
+
+  /**
+   * The caller of a request, from its headers (a WebSocket: its `connection_init`), or its coded
+   * refusal (401, 403, 503): never thrown. Synchronous where nothing needs waiting for (an API
+   * key, a token verified before). Each door asks once per request (or connection) and hands
+   * the answer on.
+   */
+  caller(headers: HeaderReader): MaybePromise<Caller | GraphQLError> {
+    let caller: MaybePromise<Caller>;
+    try {
+      caller = this.#options.authenticate(headers);
+    } catch (error) {
+      return callerRefusal(error);
+    }
+    return caller instanceof Promise ? caller.catch(callerRefusal) : caller;
+  }
+
+  /** The refusal of a caller no longer valid at `now` (its token expired), else null. */
+  expired(caller: Caller, now = Date.now()): GraphQLError | null {
+    return caller.validUntil <= now ? expiredRefusal(caller.validUntil) : null;
+  }
+
+  /** The quota a caller's operations reserve from, or null when none applies to it. */
+  account(caller: Caller | undefined): QuotaAccount | null {
+    const { quotas, config } = this.#options;
+    const quota = caller?.quota ?? config.creditQuota;
+    if (!quotas || !caller || caller.principal === null || quota === null) return null;
+    return new QuotaAccount(quotas, caller.principal, quota);
+  }
+
+  /**
+   * Admits an operation about to run, its `estimate` made: its budget (`X-Credit-Budget`, else
+   * the default for its kind, at most the ceiling) set on `session`, then refused when the
+   * estimate is above it or above the limits, then its quota reserved (refused when the bucket
+   * does not hold it). Its spending is then bounded by the budget and what the quota backs.
+   */
+  admitRun(
+    session: UpstreamSession,
+    caller: Caller | undefined,
+    headers: HeaderReader,
+    estimate: Estimate,
+    subscription = false,
+  ): MaybePromise<Admitted | GraphQLError> {
+    const { rules } = this;
+    const fallback = subscription ? rules.subscriptionBudget : rules.defaultBudget;
+    const budget = budgetOf(headers.get(BUDGET_HEADER), rules, fallback);
+    if (typeof budget !== 'number') return budget;
+    session.budget.set(budget, estimate.credits);
+    if (estimateOnly(headers.get(ESTIMATE_HEADER))) return { estimateOnly: true };
+    const refused = budgetRefusal(estimate, budget, rules);
+    if (refused) return refused;
+    // A subscription reserves per payload, and its catch-up, from its own field (`live/`).
+    const account = subscription ? null : this.account(caller);
+    if (!account) return { hold: null };
+    const backed = (hold: QuotaHold | GraphQLError): Admitted | GraphQLError => {
+      if (!(hold instanceof QuotaHold)) return hold;
+      // Beyond its estimate a page takes more from the bucket first, and is cut when it has none.
+      session.budget.backBy(hold.taken, hold.extend);
+      return { hold };
+    };
+    const hold = account.reserve(estimate.credits);
+    return hold instanceof Promise ? hold.then(backed) : backed(hold);
+  }
+
+  /**
+   * Admits a kept answer of `estimate` as a run would be (its budget and quota must allow it),
+   * taking nothing: the quota's reservation is given back at once. Null when it would be refused:
+   * the request then runs, and is refused there with its figures.
+   */
+  admitKept(
+    caller: Caller,
+    headers: HeaderReader,
+    estimate: number,
+  ): MaybePromise<KeptAdmission | null> {
+    const { rules } = this;
+    const budget = budgetOf(headers.get(BUDGET_HEADER), rules, rules.defaultBudget);
+    if (typeof budget !== 'number' || estimate > budget) return null;
+    const account = this.account(caller);
+    if (!account) return { budget, quota: null };
+    const settled = (hold: QuotaHold | GraphQLError): MaybePromise<KeptAdmission | null> => {
+      if (!(hold instanceof QuotaHold)) return null;
+      const done = hold.settle(0);
+      const admitted = () => ({ budget, quota: hold.report });
+      return done instanceof Promise ? done.then(admitted) : admitted();
+    };
+    const hold = account.reserve(estimate, { counted: false });
+    return hold instanceof Promise ? hold.then(settled) : settled(hold);
+  }
+
+  /** Books an operation's report: its log line and its metrics. */
+  report(report: OperationReport): void {
+    this.#options.report?.(report);
+  }
+}
+
+/** A hash of everything that decides whether a request may run: see {@link Admission.version}. */
+function admissionVersion(config: Config, schema: GraphQLSchema): string {
+  const rules = {
+    authMode: config.authMode,
+    issuer: config.jwtIssuer,
+    audience: config.jwtAudience,
+    trusted: config.trustedDocuments ? [...config.trustedDocuments].sort() : null,
+    limits: [config.maxDepth, config.maxAliases, config.maxTokens, config.maxDirectives],
+    sizes: [config.maxRequestBytes, config.maxResponseRecords, config.maxUpstreamRequests],
+    budgets: [config.creditBudgetDefault, config.creditBudgetMax],
+    pages: [config.defaultPageSize, config.maxPageSize],
+  };
+  const text = `${printSchema(schema)}\n${JSON.stringify(rules)}`;
+  return hash('sha256', text, 'base64url').slice(0, 16);
+}
