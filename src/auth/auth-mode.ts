@@ -1,5 +1,4 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import type { Config } from '../config.js';
 import type { Kind } from '../config/setting.js';
 
 /**
@@ -105,8 +104,29 @@ export function publicKeyPem(): Kind<KeyObject> {
   };
 }
 
+/**
+ * What {@link authSettingsProblems} reads of the settings: the mode, and whether each setting that
+ * only `AUTH_MODE=jwt` reads is set (not null). A `Config` is one; config.ts is not imported here,
+ * since it imports this module for its kinds and this check.
+ */
+export interface AuthSettings {
+  readonly authMode: AuthMode;
+  readonly jwtJwksUrl: unknown;
+  readonly jwtPublicKey: unknown;
+  readonly jwtIssuer: unknown;
+  readonly jwtAudience: unknown;
+  readonly upstreamApiKey: unknown;
+  readonly upstreamKeys: unknown;
+  readonly jwtQuotaClaim: unknown;
+}
+
 /** Exactly one of two settings set: null, or the problem. */
-function exactlyOne(config: Config, a: keyof Config, b: keyof Config, names: [string, string]) {
+function exactlyOne(
+  config: AuthSettings,
+  a: keyof AuthSettings,
+  b: keyof AuthSettings,
+  names: [string, string],
+) {
   const set = [config[a], config[b]].filter((value) => value !== null).length;
   if (set === 1) return null;
   return `${set === 0 ? 'neither' : 'both'} ${names[0]} and ${names[1]} set`;
@@ -118,7 +138,7 @@ function exactlyOne(config: Config, a: keyof Config, b: keyof Config, names: [st
  * of `JWT_JWKS_URL` or `JWT_PUBLIC_KEY` and one of `UPSTREAM_API_KEY` or `UPSTREAM_KEYS_FILE`;
  * with `AUTH_MODE=api-key` none of them is read, so setting one is a mistake said at boot.
  */
-export function authSettingsProblems(config: Config): string[] {
+export function authSettingsProblems(config: AuthSettings): string[] {
   const jwtOnly = {
     JWT_JWKS_URL: config.jwtJwksUrl,
     JWT_PUBLIC_KEY: config.jwtPublicKey,

@@ -1,7 +1,7 @@
-import type { EntityKeys, Representation } from '../nodes/entity-keys.js';
+import type { Representation } from '../nodes/entity-keys.js';
 import { isUuid } from '../nodes/global-id.js';
 import type { LookupCost } from '../nodes/lookup-cost.js';
-import type { NodeType } from '../nodes/node-type.js';
+import type { EntityKeys, NodeType } from '../nodes/node-type.js';
 import { entityKeysByType, lookupOfGlobalId, NODE_TYPE_LIST } from '../nodes/node-types.js';
 import { exactlyOne, LOOKUP_KEYS, MAX_NODE_IDS, type LookupKey } from '../schema/field-helpers.js';
 import { creditCostExtension, type LookupTarget } from './credit-cost.js';
@@ -84,8 +84,8 @@ export const NODES_LOOKUP_COST = creditCostExtension({
 
 /**
  * The cost of the subgraph's `_entities`: one lookup per representation, by the key it carries
- * (src/nodes/entity-keys.ts), as `nodes(ids:)` counts one per id. A representation that names no
- * record, or whose id is refused, spends nothing.
+ * (its node type's `entityKeys`, src/nodes/node-type.ts), as `nodes(ids:)` counts one per id. A
+ * representation that names no record, or whose id is refused, spends nothing.
  */
 export const ENTITIES_LOOKUP_COST = creditCostExtension({
   kind: 'lookup',

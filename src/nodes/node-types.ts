@@ -1,13 +1,12 @@
 import type { EndpointName } from '../upstream/endpoints.js';
 import { acquisitionNode } from './acquisition-node.js';
 import { companyNode } from './company-node.js';
-import type { EntityKeys } from './entity-keys.js';
 import { execMoveNode } from './exec-move-node.js';
 import { fundingEventNode } from './funding-event-node.js';
 import { inspectGlobalId, refusedId } from './global-id.js';
 import { investorNode } from './investor-node.js';
 import type { LookupCost } from './lookup-cost.js';
-import type { NodeType } from './node-type.js';
+import type { EntityKeys, NodeType } from './node-type.js';
 import { personNode } from './person-node.js';
 
 /** Any node type, whatever its record and hints. */

@@ -3,7 +3,7 @@ import { isRecord } from '../upstream/types.js';
 import type { PageListener } from '../upstream/policies/on-page.js';
 import type { UpstreamSession } from '../upstream/upstream-session.js';
 import { EntityLoader } from './entity-loader.js';
-import type { NodeId, NodeType, Prime } from './node-type.js';
+import type { NodeId, NodeType, OperationRecords, Prime } from './node-type.js';
 import { nodeListedBy } from './node-types.js';
 
 /**
@@ -12,7 +12,7 @@ import { nodeListedBy } from './node-types.js';
  * executive move's person...), so a lookup of any of them costs nothing: {@link remember} is the
  * session's page listener. Made per operation.
  */
-export class RecordStore {
+export class RecordStore implements OperationRecords {
   readonly #session: UpstreamSession;
   /** One loader per node type, made on first use; each entry's types are those of its key. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any

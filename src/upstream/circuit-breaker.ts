@@ -1,5 +1,4 @@
 import { UpstreamError } from './upstream-error.js';
-import type { UpstreamObserver } from './upstream-observer.js';
 
 /** Options of {@link CircuitBreaker}. */
 export interface BreakerOptions {
@@ -13,8 +12,15 @@ export interface BreakerOptions {
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
-/** The events of the circuit: each change of state (`breaker`), for logs and metrics. */
-export type BreakerEvents = Pick<UpstreamObserver, 'breaker'>;
+/**
+ * The events of the circuit, for logs and metrics. Declared here and extended by
+ * `UpstreamObserver`, rather than picked from the observer as a policy's events are: the states
+ * are the circuit's, so the observer imports this module and not the reverse.
+ */
+export interface BreakerEvents {
+  /** The circuit changed state. */
+  breaker?(state: BreakerState): void;
+}
 
 /**
  * The service's circuit, one per gateway: the state the `breaker` policy keeps. What counts as a

@@ -1,5 +1,5 @@
 import type { EndpointName } from './endpoints.js';
-import type { BreakerState } from './circuit-breaker.js';
+import type { BreakerEvents } from './circuit-breaker.js';
 import type { UpstreamFailure } from './upstream-error.js';
 
 /** One HTTP exchange with the service, as it ended. */
@@ -23,7 +23,7 @@ export interface Exchange {
  * Each policy names the events it tells (`observe`: exchange; `cache`: served, cacheMiss;
  * `coalesce`: served; `stale`: served; `retry`: retry; the breaker's circuit: breaker).
  */
-export interface UpstreamObserver {
+export interface UpstreamObserver extends BreakerEvents {
   /** Each exchange with the service (every attempt of a retried call is one). */
   exchange?(exchange: Exchange): void;
   /**
@@ -35,8 +35,6 @@ export interface UpstreamObserver {
   cacheMiss?(endpoint: EndpointName): void;
   /** A retry is about to wait and go, with its reason (`timeout`, `reset`, `503`, `429`...). */
   retry?(reason: string): void;
-  /** The circuit breaker changed state. */
-  breaker?(state: BreakerState): void;
 }
 
 /** One observer that tells each of `observers` in turn. */
