@@ -17,6 +17,26 @@ export default tseslint.config(
     },
   },
   {
+    // Plugins are leaves: the composition root (src/app.ts) alone imports them, and a plugin
+    // imports none, so that each rule lives in a module every door calls, not in a plugin.
+    files: ['src/**/*.ts'],
+    ignores: ['src/app.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/plugins/*', './use-*'],
+              message:
+                'Plugins are leaves: only src/app.ts imports them. Import the module the plugin adapts (admission/, credits/, ...) instead.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests read untyped JSON responses; typing every one would only restate the schema.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -43,14 +43,6 @@ export interface Context extends DoorContext {
   signal?: AbortSignal;
 }
 
-/** The caller's key from `X-API-Key`, or else `Authorization: Bearer <key>`; null if neither. */
-export function apiKeyFrom(headers: Pick<Headers, 'get'>): string | null {
-  const key = headers.get('x-api-key')?.trim();
-  if (key) return key;
-  const match = /^Bearer\s+(.+)$/i.exec(headers.get('authorization') ?? '');
-  return match?.[1]?.trim() || null;
-}
-
 /**
  * True when the request asks for fresh data (`Cache-Control: no-cache` or `no-store`, or
  * `Pragma: no-cache`): its pages are fetched and charged, and refresh the cache.

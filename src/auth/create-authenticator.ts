@@ -1,5 +1,4 @@
 import type { Config } from '../config.js';
-import { apiKeyFrom } from '../context.js';
 import { algorithmsFor, authSettingsProblems } from './auth-mode.js';
 import { parseCreditQuota, type CreditQuota } from '../credits/quota/credit-quota.js';
 import { upstreamKeyOf } from './upstream-keys.js';
@@ -60,6 +59,14 @@ export type Authenticate = (headers: HeaderReader) => Caller | Promise<Caller>;
 
 /** What authentication reads of a request's headers: a Fetch `Headers`, or node's, adapted. */
 export type HeaderReader = Pick<Headers, 'get' | 'has'>;
+
+/** The caller's key from `X-API-Key`, or else `Authorization: Bearer <key>`; null if neither. */
+function apiKeyFrom(headers: HeaderReader): string | null {
+  const key = headers.get('x-api-key')?.trim();
+  if (key) return key;
+  const match = /^Bearer\s+(.+)$/i.exec(headers.get('authorization') ?? '');
+  return match?.[1]?.trim() || null;
+}
 
 /** The bearer token of `Authorization: Bearer <token>`, or null. */
 function bearerToken(headers: HeaderReader): string | null {

@@ -3,7 +3,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../context.js';
 import { operationCredits } from '../credits/credit-extensions.js';
 import type { Estimator } from '../estimate/estimate-operation.js';
-import { coercedVariables } from './coerced-variables.js';
+import { coercedVariables } from '../admission/coerced-variables.js';
 
 type MaybePromise<T> = T | Promise<T>;
 

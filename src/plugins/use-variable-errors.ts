@@ -1,7 +1,7 @@
 import type { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { ErrorCode, gatewayError } from '../errors.js';
-import { coercedVariables } from './coerced-variables.js';
+import { coercedVariables } from '../admission/coerced-variables.js';
 
 /** The error with a code: its own (a scalar's INVALID_INPUT), else BAD_USER_INPUT. */
 function withCode(error: GraphQLError): GraphQLError {
