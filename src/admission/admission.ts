@@ -33,9 +33,12 @@ export interface AdmissionOptions {
   report?: (report: OperationReport) => void;
 }
 
-/** How an operation about to run was admitted: its quota hold, if a quota applies. */
+/**
+ * How an operation about to run was admitted: its quota hold, if a quota applies (refused by
+ * the quota: the hold of nothing that reports the bucket, and its refusal).
+ */
 export type Admitted =
-  | { hold: QuotaHold | null }
+  | { hold: QuotaHold | null; refusal?: GraphQLError }
   /** `X-Credit-Estimate: only`: the estimate is answered, nothing runs. */
   | { estimateOnly: true };
 
@@ -150,8 +153,8 @@ export class Admission {
     // A subscription reserves per payload, and its catch-up, from its own field (`live/`).
     const account = subscription ? null : this.account(caller);
     if (!account) return { hold: null };
-    const backed = (hold: QuotaHold | GraphQLError): Admitted | GraphQLError => {
-      if (!(hold instanceof QuotaHold)) return hold;
+    const backed = (hold: QuotaHold): Admitted => {
+      if (hold.refusal) return { hold, refusal: hold.refusal };
       // Beyond its estimate a page takes more from the bucket first, and is cut when it has none.
       session.budget.backBy(hold.taken, hold.extend);
       return { hold };
@@ -175,8 +178,8 @@ export class Admission {
     if (typeof budget !== 'number' || estimate > budget) return null;
     const account = this.account(caller);
     if (!account) return { budget, quota: null };
-    const settled = (hold: QuotaHold | GraphQLError): MaybePromise<KeptAdmission | null> => {
-      if (!(hold instanceof QuotaHold)) return null;
+    const settled = (hold: QuotaHold): MaybePromise<KeptAdmission | null> => {
+      if (hold.refusal) return null;
       const done = hold.settle(0);
       const admitted = () => ({ budget, quota: hold.report });
       return done instanceof Promise ? done.then(admitted) : admitted();

@@ -100,7 +100,9 @@ export class Documents {
         'The operation id sent is not in the trusted documents of this gateway (TRUSTED_DOCUMENTS): only the operations listed there run. Send the id of a listed operation, or add the operation to the list.',
       );
     }
-    return { ...params, query };
+    // The id's own member (`doc_id`, `documentId`) is not a GraphQL parameter Yoga takes.
+    const { operationName, variables, extensions } = params;
+    return { query, operationName, variables, extensions };
   }
 
   #persisted(params: GraphQLParams): GraphQLParams {

@@ -64,14 +64,24 @@ export class QuotaHold {
   readonly #store: QuotaStore;
   #taken: number;
   #report: QuotaReport;
-  #settled = false;
+  #settled: boolean;
+  /** CREDIT_QUOTA_EXCEEDED when the bucket did not hold the reservation (nothing was taken). */
+  readonly refusal: GraphQLError | null;
 
   /** @internal Made by {@link QuotaAccount}. */
-  constructor(account: QuotaAccount, store: QuotaStore, taken: number, credits: number) {
+  constructor(
+    account: QuotaAccount,
+    store: QuotaStore,
+    taken: number,
+    credits: number,
+    refusal: GraphQLError | null = null,
+  ) {
     this.#account = account;
     this.#store = store;
     this.#taken = taken;
     this.#report = quotaReport(account.quota, credits);
+    this.refusal = refusal;
+    this.#settled = refusal !== null;
   }
 
   /** Credits taken from the bucket so far. */
@@ -125,16 +135,18 @@ export class QuotaAccount {
   ) {}
 
   /**
-   * Reserves `estimate` before an operation runs: a hold, or CREDIT_QUOTA_EXCEEDED (429,
-   * `Retry-After`) when the bucket does not hold it (nothing is taken then), counted as a
-   * refusal unless `counted` is false (a kept answer refused here runs, and is refused there).
+   * Reserves `estimate` before an operation runs: a hold of it, or, when the bucket does not hold
+   * it, a hold of nothing whose `refusal` is CREDIT_QUOTA_EXCEEDED (429, `Retry-After`), counted
+   * as a refusal unless `counted` is false (a kept answer refused here runs, and is refused there).
+   * Either reports the bucket as it is.
    */
-  reserve(estimate: number, { counted = true } = {}): MaybePromise<QuotaHold | GraphQLError> {
+  reserve(estimate: number, { counted = true } = {}): MaybePromise<QuotaHold> {
     const { store, observer } = this.quotas;
     const decide = (answer: Awaited<ReturnType<QuotaStore['reserve']>>) => {
       if (!answer.admitted) {
         if (counted) observer.refused();
-        return quotaRefusal(this.quota, estimate, answer.credits);
+        const refusal = quotaRefusal(this.quota, estimate, answer.credits);
+        return new QuotaHold(this, answer.heldBy, 0, answer.credits, refusal);
       }
       observer.reserved(estimate);
       return new QuotaHold(this, answer.heldBy, estimate, answer.credits);

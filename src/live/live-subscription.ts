@@ -167,7 +167,7 @@ export class LiveSubscription {
       return;
     }
     const hold = await account.reserve(this.#estimate);
-    if (!(hold instanceof QuotaHold)) throw hold;
+    if (hold.refusal) throw hold.refusal;
     await hold.settle(0);
     this.#quota = hold.report;
   }
@@ -192,9 +192,9 @@ export class LiveSubscription {
       const own = paid ? 0 : 1;
       const want = Math.min(this.#estimate - 1, left - 1) + own;
       const reserved = await this.#account.reserve(want);
-      if (!(reserved instanceof QuotaHold)) return reserved;
+      this.#quota = reserved.report;
+      if (reserved.refusal) return reserved.refusal;
       hold = reserved;
-      this.#quota = hold.report;
     }
     const session = renewSession(this.#context);
     // The record itself is the subscription's first credit of the payload; its nested fields may

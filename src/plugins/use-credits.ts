@@ -27,7 +27,7 @@ function admit(
     if ('estimateOnly' in admitted) return { data: null };
     if (!('hold' in admitted)) return { errors: [admitted] };
     context.quotaHold = admitted.hold;
-    return undefined;
+    return admitted.refusal ? { errors: [admitted.refusal] } : undefined;
   };
   const admitted = context.admission.admitRun(
     context.upstream,
