@@ -307,7 +307,7 @@ export const settings = {
     'JWT_JWKS_COOLDOWN_MS',
     integer(0, 600_000),
     30_000,
-    'after a fetch of `JWT_JWKS_URL`, how long a token whose `kid` it lacks is refused without fetching it again (bounds the fetches made-up `kid`s cause; a new key is picked up after it)',
+    'after a fetch of `JWT_JWKS_URL`, how long a token whose `kid` it lacks is refused without fetching it again (bounds the fetches made-up `kid`s cause; a new key is picked up after it); after a fetch that failed, how long tokens that need a fetch are refused at once (503 `AUTH_UNAVAILABLE`) before one request asks again',
   ),
   logLevel: setting(
     'LOG_LEVEL',

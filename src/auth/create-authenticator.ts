@@ -3,12 +3,8 @@ import { apiKeyFrom } from '../context.js';
 import { algorithmsFor, authSettingsProblems } from './auth-mode.js';
 import { parseCreditQuota, type CreditQuota } from '../quota/credit-quota.js';
 import { upstreamKeyOf } from './upstream-keys.js';
-import {
-  createTokenVerifier,
-  remoteKeys,
-  TokenRejected,
-  type VerifiedToken,
-} from './verify-token.js';
+import { remoteKeys } from './remote-keys.js';
+import { createTokenVerifier, TokenRejected, type VerifiedToken } from './verify-token.js';
 
 /** Who a request comes from, and the key its upstream requests carry. */
 export interface Caller {
@@ -95,7 +91,10 @@ export function createAuthenticator(config: Config): Authenticate {
   const signer = jwtPublicKey
     ? { keys: jwtPublicKey, algorithms: algorithmsFor(jwtPublicKey, config.jwtAlgorithms) }
     : jwtJwksUrl
-      ? { keys: remoteKeys(jwtJwksUrl, config.jwtJwksCooldownMs), algorithms: config.jwtAlgorithms }
+      ? {
+          keys: remoteKeys(jwtJwksUrl, { cooldownMs: config.jwtJwksCooldownMs }),
+          algorithms: config.jwtAlgorithms,
+        }
       : null;
   const source = config.upstreamApiKey
     ? { key: config.upstreamApiKey }

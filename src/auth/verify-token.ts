@@ -1,5 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { JwtAlgorithm } from './auth-mode.js';
 
@@ -8,9 +8,6 @@ export const CLOCK_TOLERANCE_SECONDS = 5;
 
 /** Verified tokens kept, at most; the least recently used go first. */
 const CACHED_TOKENS = 10_000;
-
-/** How long keys fetched from a JWKS URL are used before they are fetched again. */
-const JWKS_MAX_AGE_MS = 10 * 60_000;
 
 /** What a verified token says: its claims, `sub` and `exp` among them. */
 export interface VerifiedToken {
@@ -37,24 +34,12 @@ export interface TokenVerifierOptions {
 /** Verifies a token: its claims, or a {@link TokenRejected}; a cached token comes back at once. */
 export type VerifyToken = (token: string) => VerifiedToken | Promise<VerifiedToken>;
 
-/**
- * The keys at `url`, fetched once for every caller (concurrent fetches are joined), kept
- * {@link JWKS_MAX_AGE_MS}, and fetched again for a token whose `kid` they lack once `cooldownMs`
- * has passed since the last fetch.
- */
-export function remoteKeys(url: string, cooldownMs: number): JWTVerifyGetKey {
-  return createRemoteJWKSet(new URL(url), {
-    cooldownDuration: cooldownMs,
-    cacheMaxAge: JWKS_MAX_AGE_MS,
-  });
-}
-
 const at = (seconds: unknown) =>
   typeof seconds === 'number' ? new Date(seconds * 1000).toISOString() : 'an invalid time';
 
 /**
  * Why jose refused a token, as the client is told; null for a failure that is not the token's
- * (the JWKS could not be fetched), which is thrown on as it is.
+ * (the JWKS could not be fetched: a `KeysUnavailable`), which is thrown on as it is.
  */
 function reasonOf(error: unknown, algorithms: readonly JwtAlgorithm[]): string | null {
   if (error instanceof errors.JWTExpired) {
