@@ -17,6 +17,13 @@ export interface Caller {
   readonly upstreamKey: string | null;
   /** The principal's own quota, from its token's `JWT_QUOTA_CLAIM`; absent: `CREDIT_QUOTA`. */
   readonly quota?: CreditQuota;
+  /**
+   * The instant, in milliseconds since the epoch, from which the caller's credentials are refused
+   * (it is valid while `Date.now()` is below it): for a token, its `exp` plus the clock tolerance
+   * (`CLOCK_TOLERANCE_SECONDS`), when the same token sent over HTTP gets 401; `Infinity` for an
+   * API key, whose end the gateway does not know.
+   */
+  readonly validUntil: number;
 }
 
 /** Why a request is refused before it runs. */
@@ -83,7 +90,7 @@ export function createAuthenticator(config: Config): Authenticate {
   if (config.authMode === 'api-key') {
     return (headers) => {
       const key = apiKeyFrom(headers);
-      return { principal: key, upstreamKey: key };
+      return { principal: key, upstreamKey: key, validUntil: Infinity };
     };
   }
   const { jwtIssuer: issuer, jwtAudience: audience, jwtJwksUrl, jwtPublicKey } = config;
@@ -121,7 +128,8 @@ export function createAuthenticator(config: Config): Authenticate {
     }
     const quotaClaim = config.jwtQuotaClaim;
     const claimed = quotaClaim === null ? undefined : token.claims[quotaClaim];
-    if (claimed === undefined) return { principal: token.subject, upstreamKey };
+    const caller = { principal: token.subject, upstreamKey, validUntil: token.validUntil };
+    if (claimed === undefined) return caller;
     // Refused rather than given CREDIT_QUOTA: a quota the issuer meant but wrote wrong could be
     // smaller than the default, and a token is easier to fix than a silent overspend.
     const quota = parseCreditQuota(claimed);
@@ -131,7 +139,7 @@ export function createAuthenticator(config: Config): Authenticate {
         `The token's "${quotaClaim}" claim (JWT_QUOTA_CLAIM) is not a quota: it must be a string "<credits>/<minute|hour|day>", e.g. "20000/hour".`,
       );
     }
-    return { principal: token.subject, upstreamKey, quota };
+    return { ...caller, quota };
   };
 
   return (headers) => {

@@ -12,10 +12,19 @@ const CACHED_TOKENS = 10_000;
 /** What a verified token says: its claims, `sub` and `exp` among them. */
 export interface VerifiedToken {
   readonly subject: string;
-  /** `exp`, in milliseconds since the epoch. */
-  readonly expiresAt: number;
+  /**
+   * The instant, in milliseconds since the epoch, from which the token is refused: `exp` plus
+   * {@link CLOCK_TOLERANCE_SECONDS}. It is valid while `Date.now()` is below it.
+   */
+  readonly validUntil: number;
   readonly claims: Readonly<JWTPayload>;
 }
+
+/**
+ * When jose starts refusing a token of `exp`: it compares whole seconds, and refuses from the
+ * second at which `exp <= now - tolerance`.
+ */
+const refusedFrom = (exp: number) => (Math.ceil(exp) + CLOCK_TOLERANCE_SECONDS) * 1000;
 
 /** A token refused, and which check it failed (the message, for the client). */
 export class TokenRejected extends Error {
@@ -84,8 +93,9 @@ function reasonOf(error: unknown, algorithms: readonly JwtAlgorithm[]): string |
 /**
  * Verifies bearer tokens with jose: the signature (one of `algorithms`, with `keys`), `iss`,
  * `aud`, `exp` and `nbf` ({@link CLOCK_TOLERANCE_SECONDS} allowed), and that `exp` and `sub` are
- * there. A verified token is kept until its `exp` ({@link CACHED_TOKENS} at most), so that each is
- * verified once, not per request; a token refused is verified again when sent again.
+ * there. A verified token is kept until its `validUntil`, when jose would refuse it
+ * ({@link CACHED_TOKENS} at most), so that each is verified once, not per request, and a token is
+ * answered alike from the cache or not; a token refused is verified again when sent again.
  */
 export function createTokenVerifier(options: TokenVerifierOptions): VerifyToken {
   const { keys, issuer, audience } = options;
@@ -110,14 +120,19 @@ export function createTokenVerifier(options: TokenVerifierOptions): VerifyToken 
     if (typeof claims.sub !== 'string' || claims.sub === '') {
       throw new TokenRejected('The token\'s "sub" claim is not a non-empty string.');
     }
-    const result: VerifiedToken = { subject: claims.sub, expiresAt: claims.exp! * 1000, claims };
+    const result: VerifiedToken = {
+      subject: claims.sub,
+      validUntil: refusedFrom(claims.exp!),
+      claims,
+    };
     verified.set(token, result);
     return result;
   }
 
   return (token) => {
     const cached = verified.get(token);
-    if (cached && cached.expiresAt > Date.now()) return cached;
+    if (cached && Date.now() < cached.validUntil) return cached;
+    if (cached) verified.delete(token);
     return verify(token);
   };
 }
