@@ -225,7 +225,7 @@ export const settings = {
     'CREDIT_QUOTA',
     creditQuota(),
     null,
-    "credits each principal (an API key; a token's `sub` with `AUTH_MODE=jwt`) may spend over time, `<credits>/<minute|hour|day>` (`5000/hour`): a bucket of that many credits, refilled continuously; an operation whose estimate does not fit what is left is refused (429 `CREDIT_QUOTA_EXCEEDED`). Shared by the instances through `REDIS_URL`",
+    "credits each principal (an API key; with `AUTH_MODE=jwt`, a token's `sub` in its workspace, `JWT_WORKSPACE_CLAIM`) may spend over time, `<credits>/<minute|hour|day>` (`5000/hour`): a bucket of that many credits, refilled continuously; an operation whose estimate does not fit what is left is refused (429 `CREDIT_QUOTA_EXCEEDED`). Shared by the instances through `REDIS_URL`",
     { shownDefault: '_(unset: no quota)_' },
   ),
   trustedDocuments: setting(
@@ -294,7 +294,7 @@ export const settings = {
     'JWT_WORKSPACE_CLAIM',
     string(),
     'workspace',
-    "the token's claim naming its workspace, looked up in `UPSTREAM_KEYS_FILE`",
+    "the token's claim naming its workspace, looked up in `UPSTREAM_KEYS_FILE`; with the token's `sub`, it names the principal whose credit quota is spent",
   ),
   jwtQuotaClaim: setting(
     'JWT_QUOTA_CLAIM',

@@ -2,15 +2,17 @@ import type { Config } from '../config.js';
 import { apiKeyFrom } from '../context.js';
 import { algorithmsFor, authSettingsProblems } from './auth-mode.js';
 import { parseCreditQuota, type CreditQuota } from '../quota/credit-quota.js';
-import { upstreamKeyOf } from './upstream-keys.js';
+import { upstreamKeyOf, workspaceOf } from './upstream-keys.js';
 import { remoteKeys } from './remote-keys.js';
 import { createTokenVerifier, TokenRejected, type VerifiedToken } from './verify-token.js';
 
 /** Who a request comes from, and the key its upstream requests carry. */
 export interface Caller {
   /**
-   * Who calls, for per-caller policies: the token's `sub` (`AUTH_MODE=jwt`), or the key the
-   * request sent (`api-key`); null when it sent none.
+   * Who calls, for per-caller policies (its credit quota): the key the request sent (`api-key`),
+   * null when it sent none; with `AUTH_MODE=jwt`, the token's workspace (`JWT_WORKSPACE_CLAIM`,
+   * null without one) and `sub` together, as a JSON array (`["acme","alice"]`), since a `sub` is
+   * unique only within its workspace. Never logged; Redis holds only its HMAC.
    */
   readonly principal: string | null;
   /** The key the session forwards upstream; null when the caller has none (`api-key` only). */
@@ -83,8 +85,9 @@ function noToken(headers: HeaderReader): AuthFailure {
  * How requests are authenticated under `config.authMode`, built once per gateway (the JWKS and
  * the verified tokens are shared by every request and both endpoints). `api-key`: the key the
  * request sends is the caller and is forwarded (a request without one still runs, and fails where
- * it would call the service). `jwt`: the bearer token is verified, its `sub` is the caller, and
- * the upstream key is the server's; an `X-API-Key` the request sends is never read.
+ * it would call the service). `jwt`: the bearer token is verified, its workspace and `sub` are
+ * the caller, and the upstream key is the server's; an `X-API-Key` the request sends is never
+ * read.
  */
 export function createAuthenticator(config: Config): Authenticate {
   if (config.authMode === 'api-key') {
@@ -128,7 +131,14 @@ export function createAuthenticator(config: Config): Authenticate {
     }
     const quotaClaim = config.jwtQuotaClaim;
     const claimed = quotaClaim === null ? undefined : token.claims[quotaClaim];
-    const caller = { principal: token.subject, upstreamKey, validUntil: token.validUntil };
+    const caller = {
+      principal: JSON.stringify([
+        workspaceOf(token.claims, config.jwtWorkspaceClaim),
+        token.subject,
+      ]),
+      upstreamKey,
+      validUntil: token.validUntil,
+    };
     if (claimed === undefined) return caller;
     // Refused rather than given CREDIT_QUOTA: a quota the issuer meant but wrote wrong could be
     // smaller than the default, and a token is easier to fix than a silent overspend.

@@ -37,3 +37,31 @@ describe('Caller.validUntil', () => {
     expect((await authenticate(bearer(token))).validUntil).toBe(validUntil);
   });
 });
+
+describe('Caller.principal with AUTH_MODE=jwt', () => {
+  const principalOf = async (sub: string, claims: Record<string, unknown> = {}) =>
+    (await authenticate(bearer(await sign(key, { sub, claims })))).principal;
+
+  it('is the workspace and the sub together: a user of one workspace is not the same user of another', async () => {
+    const principals = await Promise.all([
+      principalOf('alice', { workspace: 'acme' }),
+      principalOf('alice', { workspace: 'globex' }),
+      principalOf('alice'),
+      principalOf('bob', { workspace: 'acme' }),
+      // Pieces that would run together if joined by a separator.
+      principalOf('acme:alice', { workspace: 'x' }),
+      principalOf('alice', { workspace: 'x:acme' }),
+    ]);
+    expect(new Set(principals).size).toBe(principals.length);
+    expect(await principalOf('alice', { workspace: 'acme' })).toBe(principals[0]);
+  });
+
+  it('reads the workspace as UPSTREAM_KEYS_FILE does: a number as its text, anything else as none', async () => {
+    expect(await principalOf('alice', { workspace: 7 })).toBe(
+      await principalOf('alice', { workspace: '7' }),
+    );
+    expect(await principalOf('alice', { workspace: { id: 'acme' } })).toBe(
+      await principalOf('alice'),
+    );
+  });
+});
