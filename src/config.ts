@@ -237,7 +237,7 @@ export const settings = {
     'CREDIT_QUOTA',
     creditQuota(),
     null,
-    "credits each principal (an API key; a token's `sub` with `AUTH_MODE=jwt`) may spend over time, `<credits>/<minute|hour|day>` (`5000/hour`): a bucket of that many credits, refilled continuously; an operation whose estimate does not fit what is left is refused (429 `CREDIT_QUOTA_EXCEEDED`). Shared by the instances through `REDIS_URL`",
+    "credits each principal (an API key; with `AUTH_MODE=jwt`, a token's `sub` in its workspace, `JWT_WORKSPACE_CLAIM`) may spend over time, `<credits>/<minute|hour|day>` (`5000/hour`): a bucket of that many credits, refilled continuously; an operation whose estimate does not fit what is left is refused (429 `CREDIT_QUOTA_EXCEEDED`). Shared by the instances through `REDIS_URL`",
     { shownDefault: '_(unset: no quota)_' },
   ),
   trustedDocuments: setting(
@@ -306,7 +306,7 @@ export const settings = {
     'JWT_WORKSPACE_CLAIM',
     string(),
     'workspace',
-    "the token's claim naming its workspace, looked up in `UPSTREAM_KEYS_FILE`",
+    "the token's claim naming its workspace, looked up in `UPSTREAM_KEYS_FILE`; with the token's `sub`, it names the principal whose credit quota is spent",
   ),
   jwtQuotaClaim: setting(
     'JWT_QUOTA_CLAIM',
@@ -319,7 +319,7 @@ export const settings = {
     'JWT_JWKS_COOLDOWN_MS',
     integer(0, 600_000),
     30_000,
-    'after a fetch of `JWT_JWKS_URL`, how long a token whose `kid` it lacks is refused without fetching it again (bounds the fetches made-up `kid`s cause; a new key is picked up after it)',
+    'after a fetch of `JWT_JWKS_URL`, how long a token whose `kid` it lacks is refused without fetching it again (bounds the fetches made-up `kid`s cause; a new key is picked up after it); after a fetch that failed, how long tokens that need a fetch are refused at once (503 `AUTH_UNAVAILABLE`) before one request asks again',
   ),
   logLevel: setting(
     'LOG_LEVEL',

@@ -1,20 +1,17 @@
 import type { Config } from '../config.js';
 import { algorithmsFor, authSettingsProblems } from './auth-mode.js';
 import { parseCreditQuota, type CreditQuota } from '../credits/quota/credit-quota.js';
-import { upstreamKeyOf } from './upstream-keys.js';
-import {
-  CLOCK_TOLERANCE_SECONDS,
-  createTokenVerifier,
-  remoteKeys,
-  TokenRejected,
-  type VerifiedToken,
-} from './verify-token.js';
+import { upstreamKeyOf, workspaceOf } from './upstream-keys.js';
+import { remoteKeys } from './remote-keys.js';
+import { createTokenVerifier, TokenRejected, type VerifiedToken } from './verify-token.js';
 
 /** Who a request comes from, and the key its upstream requests carry. */
 export interface Caller {
   /**
-   * Who calls, for per-caller policies: the token's `sub` (`AUTH_MODE=jwt`), or the key the
-   * request sent (`api-key`); null when it sent none.
+   * Who calls, for per-caller policies (its credit quota): the key the request sent (`api-key`),
+   * null when it sent none; with `AUTH_MODE=jwt`, the token's workspace (`JWT_WORKSPACE_CLAIM`,
+   * null without one) and `sub` together, as a JSON array (`["acme","alice"]`), since a `sub` is
+   * unique only within its workspace. Never logged; Redis holds only its HMAC.
    */
   readonly principal: string | null;
   /** The key the session forwards upstream; null when the caller has none (`api-key` only). */
@@ -22,8 +19,10 @@ export interface Caller {
   /** The principal's own quota, from its token's `JWT_QUOTA_CLAIM`; absent: `CREDIT_QUOTA`. */
   readonly quota?: CreditQuota;
   /**
-   * Until when (ms since the epoch) it is who it says: a token's `exp` with the clock tolerance
-   * allowed; Infinity for an API key. Past it, nothing more runs on its behalf.
+   * The instant, in milliseconds since the epoch, from which the caller's credentials are refused
+   * (it is valid while `Date.now()` is below it): for a token, its `exp` plus the clock tolerance
+   * (`CLOCK_TOLERANCE_SECONDS`), when the same token sent over HTTP gets 401; `Infinity` for an
+   * API key, whose end the gateway does not know.
    */
   readonly validUntil: number;
 }
@@ -93,8 +92,9 @@ function noToken(headers: HeaderReader): AuthFailure {
  * How requests are authenticated under `config.authMode`, built once per gateway (the JWKS and
  * the verified tokens are shared by every request and both endpoints). `api-key`: the key the
  * request sends is the caller and is forwarded (a request without one still runs, and fails where
- * it would call the service). `jwt`: the bearer token is verified, its `sub` is the caller, and
- * the upstream key is the server's; an `X-API-Key` the request sends is never read.
+ * it would call the service). `jwt`: the bearer token is verified, its workspace and `sub` are
+ * the caller, and the upstream key is the server's; an `X-API-Key` the request sends is never
+ * read.
  */
 export function createAuthenticator(config: Config): Authenticate {
   if (config.authMode === 'api-key') {
@@ -108,7 +108,10 @@ export function createAuthenticator(config: Config): Authenticate {
   const signer = jwtPublicKey
     ? { keys: jwtPublicKey, algorithms: algorithmsFor(jwtPublicKey, config.jwtAlgorithms) }
     : jwtJwksUrl
-      ? { keys: remoteKeys(jwtJwksUrl, config.jwtJwksCooldownMs), algorithms: config.jwtAlgorithms }
+      ? {
+          keys: remoteKeys(jwtJwksUrl, { cooldownMs: config.jwtJwksCooldownMs }),
+          algorithms: config.jwtAlgorithms,
+        }
       : null;
   const source = config.upstreamApiKey
     ? { key: config.upstreamApiKey }
@@ -135,8 +138,15 @@ export function createAuthenticator(config: Config): Authenticate {
     }
     const quotaClaim = config.jwtQuotaClaim;
     const claimed = quotaClaim === null ? undefined : token.claims[quotaClaim];
-    const validUntil = token.expiresAt + CLOCK_TOLERANCE_SECONDS * 1000;
-    if (claimed === undefined) return { principal: token.subject, upstreamKey, validUntil };
+    const caller = {
+      principal: JSON.stringify([
+        workspaceOf(token.claims, config.jwtWorkspaceClaim),
+        token.subject,
+      ]),
+      upstreamKey,
+      validUntil: token.validUntil,
+    };
+    if (claimed === undefined) return caller;
     // Refused rather than given CREDIT_QUOTA: a quota the issuer meant but wrote wrong could be
     // smaller than the default, and a token is easier to fix than a silent overspend.
     const quota = parseCreditQuota(claimed);
@@ -146,7 +156,7 @@ export function createAuthenticator(config: Config): Authenticate {
         `The token's "${quotaClaim}" claim (JWT_QUOTA_CLAIM) is not a quota: it must be a string "<credits>/<minute|hour|day>", e.g. "20000/hour".`,
       );
     }
-    return { principal: token.subject, upstreamKey, quota, validUntil };
+    return { ...caller, quota };
   };
 
   return (headers) => {

@@ -23,17 +23,26 @@ export function upstreamKeysFile(): Kind<UpstreamKeys> {
   };
 }
 
+/** The workspace a token's `claim` names: a string, or a number read as text; null for none. */
+export function workspaceOf(
+  claims: Readonly<Record<string, unknown>>,
+  claim: string,
+): string | null {
+  const workspace = claims[claim];
+  if (typeof workspace !== 'string' && typeof workspace !== 'number') return null;
+  return String(workspace);
+}
+
 /**
  * The upstream key of a verified token's caller, or null when its workspace has none: the one
- * `UPSTREAM_API_KEY` for every token, else the key `UPSTREAM_KEYS_FILE` gives the value of its
- * `claim` (a string, or a number read as text).
+ * `UPSTREAM_API_KEY` for every token, else the key `UPSTREAM_KEYS_FILE` gives its workspace (the
+ * value of its `claim`, {@link workspaceOf}).
  */
 export function upstreamKeyOf(
   source: { key: string } | { keys: UpstreamKeys; claim: string },
   claims: Readonly<Record<string, unknown>>,
 ): string | null {
   if ('key' in source) return source.key;
-  const workspace = claims[source.claim];
-  if (typeof workspace !== 'string' && typeof workspace !== 'number') return null;
-  return source.keys.get(String(workspace)) ?? null;
+  const workspace = workspaceOf(claims, source.claim);
+  return workspace === null ? null : (source.keys.get(workspace) ?? null);
 }

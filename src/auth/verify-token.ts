@@ -1,5 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { JwtAlgorithm } from './auth-mode.js';
 
@@ -9,16 +9,22 @@ export const CLOCK_TOLERANCE_SECONDS = 5;
 /** Verified tokens kept, at most; the least recently used go first. */
 const CACHED_TOKENS = 10_000;
 
-/** How long keys fetched from a JWKS URL are used before they are fetched again. */
-const JWKS_MAX_AGE_MS = 10 * 60_000;
-
 /** What a verified token says: its claims, `sub` and `exp` among them. */
 export interface VerifiedToken {
   readonly subject: string;
-  /** `exp`, in milliseconds since the epoch. */
-  readonly expiresAt: number;
+  /**
+   * The instant, in milliseconds since the epoch, from which the token is refused: `exp` plus
+   * {@link CLOCK_TOLERANCE_SECONDS}. It is valid while `Date.now()` is below it.
+   */
+  readonly validUntil: number;
   readonly claims: Readonly<JWTPayload>;
 }
+
+/**
+ * When jose starts refusing a token of `exp`: it compares whole seconds, and refuses from the
+ * second at which `exp <= now - tolerance`.
+ */
+const refusedFrom = (exp: number) => (Math.ceil(exp) + CLOCK_TOLERANCE_SECONDS) * 1000;
 
 /** A token refused, and which check it failed (the message, for the client). */
 export class TokenRejected extends Error {
@@ -37,24 +43,12 @@ export interface TokenVerifierOptions {
 /** Verifies a token: its claims, or a {@link TokenRejected}; a cached token comes back at once. */
 export type VerifyToken = (token: string) => VerifiedToken | Promise<VerifiedToken>;
 
-/**
- * The keys at `url`, fetched once for every caller (concurrent fetches are joined), kept
- * {@link JWKS_MAX_AGE_MS}, and fetched again for a token whose `kid` they lack once `cooldownMs`
- * has passed since the last fetch.
- */
-export function remoteKeys(url: string, cooldownMs: number): JWTVerifyGetKey {
-  return createRemoteJWKSet(new URL(url), {
-    cooldownDuration: cooldownMs,
-    cacheMaxAge: JWKS_MAX_AGE_MS,
-  });
-}
-
 const at = (seconds: unknown) =>
   typeof seconds === 'number' ? new Date(seconds * 1000).toISOString() : 'an invalid time';
 
 /**
  * Why jose refused a token, as the client is told; null for a failure that is not the token's
- * (the JWKS could not be fetched), which is thrown on as it is.
+ * (the JWKS could not be fetched: a `KeysUnavailable`), which is thrown on as it is.
  */
 function reasonOf(error: unknown, algorithms: readonly JwtAlgorithm[]): string | null {
   if (error instanceof errors.JWTExpired) {
@@ -99,8 +93,9 @@ function reasonOf(error: unknown, algorithms: readonly JwtAlgorithm[]): string |
 /**
  * Verifies bearer tokens with jose: the signature (one of `algorithms`, with `keys`), `iss`,
  * `aud`, `exp` and `nbf` ({@link CLOCK_TOLERANCE_SECONDS} allowed), and that `exp` and `sub` are
- * there. A verified token is kept until its `exp` ({@link CACHED_TOKENS} at most), so that each is
- * verified once, not per request; a token refused is verified again when sent again.
+ * there. A verified token is kept until its `validUntil`, when jose would refuse it
+ * ({@link CACHED_TOKENS} at most), so that each is verified once, not per request, and a token is
+ * answered alike from the cache or not; a token refused is verified again when sent again.
  */
 export function createTokenVerifier(options: TokenVerifierOptions): VerifyToken {
   const { keys, issuer, audience } = options;
@@ -125,14 +120,19 @@ export function createTokenVerifier(options: TokenVerifierOptions): VerifyToken 
     if (typeof claims.sub !== 'string' || claims.sub === '') {
       throw new TokenRejected('The token\'s "sub" claim is not a non-empty string.');
     }
-    const result: VerifiedToken = { subject: claims.sub, expiresAt: claims.exp! * 1000, claims };
+    const result: VerifiedToken = {
+      subject: claims.sub,
+      validUntil: refusedFrom(claims.exp!),
+      claims,
+    };
     verified.set(token, result);
     return result;
   }
 
   return (token) => {
     const cached = verified.get(token);
-    if (cached && cached.expiresAt > Date.now()) return cached;
+    if (cached && Date.now() < cached.validUntil) return cached;
+    if (cached) verified.delete(token);
     return verify(token);
   };
 }

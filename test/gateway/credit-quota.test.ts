@@ -299,6 +299,23 @@ describe('JWT_QUOTA_CLAIM', () => {
     expect(dave.body.extensions.credits.quota).toMatchObject({ limit: 1000, remaining: 940 });
   });
 
+  it('gives each user of each workspace a bucket: alice of acme spends hers, alice of globex is still served', async () => {
+    const acme = await bearer('alice', { workspace: 'acme' });
+    for (let i = 0; i < 2; i++) expect((await post(stack.url, rounds(400), acme)).status).toBe(200);
+    const refused = await post(stack.url, rounds(400), acme);
+    expect(refused.status).toBe(429);
+    expect(code(refused)).toBe('CREDIT_QUOTA_EXCEEDED');
+
+    const globex = await post(
+      stack.url,
+      rounds(400),
+      await bearer('alice', { workspace: 'globex' }),
+    );
+    expect(globex.status).toBe(200);
+    expect(globex.body.errors).toBeUndefined();
+    expect(remaining(globex)).toBe(600);
+  });
+
   it('refuses a token whose quota claim is malformed (401), before anything runs', async () => {
     for (const quota of ['lots', 20_000, '20000/week']) {
       const answer = await post(stack.url, rounds(5), await bearer('erin', { quota }));

@@ -1,6 +1,6 @@
 import { createPublicKey } from 'node:crypto';
 import { exportSPKI, SignJWT } from 'jose';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { freePort } from '../helpers/start-process.js';
 import {
@@ -10,6 +10,7 @@ import {
   sign,
   startIdentityProvider,
   type IdentityProvider,
+  type JwksMode,
   type SigningKey,
 } from '../helpers/identity-provider.js';
 import {
@@ -356,4 +357,121 @@ describe('the identity provider unreachable', () => {
       await gateway.close();
     }
   });
+});
+
+describe('the identity provider failing or hanging: asked at most once per JWT_JWKS_COOLDOWN_MS', () => {
+  /**
+   * JWT_JWKS_COOLDOWN_MS short (its default, 30 s, outlasts the suite), so that a test sees the
+   * cooldown pass; long enough that the 20 requests a test sends while the IdP fails fit in one.
+   */
+  const COOLDOWN_MS = 1_500;
+  let flaky: IdentityProvider;
+  let f1: SigningKey;
+  let gateway: Gateway;
+  let users = 0;
+  beforeEach(async () => {
+    flaky = await startIdentityProvider();
+    f1 = await flaky.addKey('f1');
+    gateway = await startGateway(stack.sandbox, {
+      config: { ...jwtConfig(), jwtJwksUrl: flaky.jwksUrl, jwtJwksCooldownMs: COOLDOWN_MS },
+    });
+  });
+  afterEach(async () => {
+    await gateway?.close();
+    await flaky?.close();
+  });
+
+  /** `count` tokens of acme users never seen before (so never verified), signed with `key`. */
+  const freshTokens = (count: number, key = f1) =>
+    Promise.all(
+      Array.from({ length: count }, () =>
+        sign(key, { sub: `user-${++users}`, claims: { workspace: 'acme' } }),
+      ),
+    );
+  const unavailable = (answer: Answer) => ({
+    status: answer.status,
+    code: answer.body.errors?.[0]?.extensions?.['code'],
+  });
+  const UNAVAILABLE = { status: 503, code: 'AUTH_UNAVAILABLE' };
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it.each<[string, JwksMode]>([
+    ['answers 500', 'fail'],
+    ['answers a body that is not JSON', 'garbage'],
+    ['drops the connection', 'drop'],
+  ])(
+    'while its JWKS %s, 20 requests with fresh tokens ask it once: each is answered 503 AUTH_UNAVAILABLE, nothing is sent upstream',
+    async (_what, mode) => {
+      flaky.setMode(mode);
+      const tokens = await freshTokens(20);
+      const started = Date.now();
+      const answers: Answer[] = [];
+      for (const token of tokens) answers.push(await post(gateway.url, rounds(1), token));
+      // At most one fetch per cooldown begun: one, unless this machine took over 1.5 s.
+      const cooldowns = 1 + Math.floor((Date.now() - started) / COOLDOWN_MS);
+      expect(answers.map(unavailable)).toEqual(answers.map(() => UNAVAILABLE));
+      expect(flaky.fetches()).toBeGreaterThanOrEqual(1);
+      expect(flaky.fetches()).toBeLessThanOrEqual(cooldowns);
+      expect(stack.sandbox.requestLog()).toEqual([]);
+    },
+  );
+
+  it('a fetch that fails keeps verified tokens working; after the cooldown, with the IdP back, new keys verify', async () => {
+    const [known] = await freshTokens(1);
+    expect((await post(gateway.url, rounds(1), known!)).status).toBe(200);
+    expect(flaky.fetches()).toBe(1);
+
+    // A key rotated in after the cooldown: its first token makes the gateway ask, and it fails.
+    await sleep(COOLDOWN_MS);
+    const f2 = await flaky.addKey('f2');
+    flaky.setMode('fail');
+    const [rotated, later] = await freshTokens(2, f2);
+    expect(unavailable(await post(gateway.url, rounds(1), rotated!))).toEqual(UNAVAILABLE);
+    expect(flaky.fetches()).toBe(2);
+
+    // Meanwhile: a token verified before, and a new one of a key the gateway holds, still run; a
+    // token of the new key is refused without asking again.
+    expect((await post(gateway.url, rounds(1), known!)).status).toBe(200);
+    const [other] = await freshTokens(1);
+    expect((await post(gateway.url, rounds(1), other!)).status).toBe(200);
+    expect(unavailable(await post(gateway.url, rounds(1), later!))).toEqual(UNAVAILABLE);
+    expect(flaky.fetches()).toBe(2);
+
+    flaky.setMode('serve');
+    await sleep(COOLDOWN_MS);
+    const answer = await post(gateway.url, rounds(1), later!);
+    expect(answer.status).toBe(200);
+    expect(answer.body.errors).toBeUndefined();
+    expect(flaky.fetches()).toBe(3);
+  });
+
+  it('while its JWKS hangs, requests wait for one fetch at most; after a failure, those sent while the next fetch hangs are answered at once', async () => {
+    // A fresh gateway: the requests sent together join the one fetch, and fail with it.
+    flaky.setMode('hang');
+    const together = (await freshTokens(5)).map((token) => post(gateway.url, rounds(1), token));
+    await vi.waitFor(() => expect(flaky.held()).toBe(1));
+    flaky.setMode('fail');
+    const joined = await Promise.all(together);
+    expect(joined.map(unavailable)).toEqual(joined.map(() => UNAVAILABLE));
+    expect(flaky.fetches()).toBe(1);
+
+    // After the cooldown, one request asks again, and that fetch hangs: the others are answered
+    // while it is still held, without asking.
+    flaky.setMode('hang');
+    await sleep(COOLDOWN_MS);
+    const [first, ...rest] = await freshTokens(20);
+    const probe = post(gateway.url, rounds(1), first!);
+    await vi.waitFor(() => expect(flaky.held()).toBe(1));
+    const meanwhile = await Promise.all(rest.map((token) => post(gateway.url, rounds(1), token)));
+    expect(meanwhile.map(unavailable)).toEqual(meanwhile.map(() => UNAVAILABLE));
+    expect(flaky.held()).toBe(1);
+    expect(flaky.fetches()).toBe(2);
+
+    // The IdP comes back: the fetch held is answered, and its request runs.
+    flaky.setMode('serve');
+    expect((await probe).status).toBe(200);
+    const [next] = await freshTokens(1);
+    expect((await post(gateway.url, rounds(1), next!)).status).toBe(200);
+    expect(flaky.fetches()).toBe(2);
+  }, 20_000);
 });

@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 
@@ -45,14 +45,25 @@ export async function makeKey(kid: string, alg = 'RS256'): Promise<SigningKey> {
   return { kid, alg, privateKey, publicKey };
 }
 
+/**
+ * How the JWKS URL answers a GET: `serve` the keys; `fail` with HTTP 500; `garbage`, a 200 whose
+ * body is not JSON; `drop` the connection unanswered; `hang`: hold it, unanswered, until the mode
+ * changes (it is then answered as the new mode says) or the client gives up.
+ */
+export type JwksMode = 'serve' | 'fail' | 'garbage' | 'drop' | 'hang';
+
 /** An identity provider on loopback port 0: its JWKS, to which keys can be added. */
 export interface IdentityProvider {
   /** The JWKS URL (`JWT_JWKS_URL`). */
   jwksUrl: string;
   /** Makes a key and publishes it in the JWKS from now on. */
   addKey(kid: string, alg?: string): Promise<SigningKey>;
-  /** GETs of the JWKS so far. */
+  /** GETs of the JWKS so far, however they were answered. */
   fetches(): number;
+  /** Answers the GETs from now on, and those held (`hang`), as `mode` says; `serve` at first. */
+  setMode(mode: JwksMode): void;
+  /** GETs held unanswered now (`hang`), their clients still waiting. */
+  held(): number;
   close(): Promise<void>;
 }
 
@@ -60,14 +71,27 @@ export interface IdentityProvider {
 export async function startIdentityProvider(): Promise<IdentityProvider> {
   const keys: JWK[] = [];
   let fetches = 0;
+  let mode: JwksMode = 'serve';
+  let held: ServerResponse[] = [];
+  const answer = (response: ServerResponse) => {
+    if (mode === 'hang') {
+      held.push(response);
+    } else if (mode === 'drop') {
+      response.socket?.destroy();
+    } else if (mode === 'fail') {
+      response.writeHead(500, { 'content-type': 'text/plain' }).end('identity provider down');
+    } else {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(mode === 'garbage' ? '<html>not a JWKS' : JSON.stringify({ keys }));
+    }
+  };
   const server = createServer((request, response) => {
     if (request.url !== '/.well-known/jwks.json') {
       response.writeHead(404).end();
       return;
     }
     fetches += 1;
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ keys }));
+    answer(response);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -79,6 +103,13 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
       return key;
     },
     fetches: () => fetches,
+    setMode(next) {
+      mode = next;
+      const waiting = held;
+      held = [];
+      for (const response of waiting) if (!response.socket?.destroyed) answer(response);
+    },
+    held: () => held.filter((response) => !response.socket?.destroyed).length,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));

@@ -50,6 +50,24 @@ describe('createTokenVerifier', () => {
     expect(lookups).toBe(2);
   });
 
+  it('keeps a verified token until exp plus the clock tolerance (validUntil), the instant jose refuses it', async () => {
+    const verify = verifier();
+    const exp = Math.floor(Date.now() / 1000) + 60;
+    const token = await sign(key, { exp });
+    const validUntil = (exp + CLOCK_TOLERANCE_SECONDS) * 1000;
+    expect(await verify(token)).toMatchObject({ subject: 'alice', validUntil });
+
+    vi.useFakeTimers({ toFake: ['Date'], now: validUntil - 1 });
+    const late = verify(token);
+    expect(late).not.toBeInstanceOf(Promise);
+    expect(late).toMatchObject({ validUntil });
+    expect(lookups).toBe(1);
+
+    vi.setSystemTime(validUntil);
+    await expect(verify(token)).rejects.toThrowError(/expired/);
+    expect(lookups).toBe(2);
+  });
+
   it('accepts exp and nbf within the clock tolerance, not beyond it', async () => {
     const verify = verifier();
     const now = Math.floor(Date.now() / 1000);
