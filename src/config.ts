@@ -141,6 +141,12 @@ export const settings = {
     30,
     'subscriptions: how often each poller asks the service for events newer than the last it saw (one poller per workspace, endpoint and filters, shared by their subscribers)',
   ),
+  maxPollersPerKey: setting(
+    'MAX_POLLERS_PER_KEY',
+    integer(1, 100_000),
+    20,
+    "subscriptions: pollers (distinct lists and filters) one upstream key may have at once per instance; a subscription needing one more is refused with `TOO_MANY_SUBSCRIPTIONS` (one with a running poller's filters always fits)",
+  ),
   subscriptionBudgetDefault: setting(
     'SUBSCRIPTION_BUDGET_DEFAULT',
     integer(0, 'CREDIT_BUDGET_MAX'),

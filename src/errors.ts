@@ -34,6 +34,8 @@ export interface ErrorDetails {
   found?: number;
   /** Credits left in the caller's quota (CREDIT_QUOTA_EXCEEDED). */
   available?: number;
+  /** What `limit` bounds (TOO_MANY_SUBSCRIPTIONS): `key`, the pollers of one upstream key. */
+  scope?: 'key' | 'principal' | 'connection';
 }
 
 /** Where an error points, and what caused it (as a `GraphQLError` carries them). */

@@ -132,6 +132,12 @@ export const errorCatalogue = {
     retryable: false,
     when: "the operation spent its budget while running: this field's rest was not fetched (a list returns what it has); a subscription ends with it once its budget is spent (see [Live signals](#live-signals-subscriptions))",
   },
+  TOO_MANY_SUBSCRIPTIONS: {
+    raisedBy: ['gateway'],
+    retryable: true,
+    when: `a subscription would go past a bound named by \`scope\`: \`key\`, its upstream key has ${limit(settings.maxPollersPerKey)} pollers (distinct lists and filters) and it needs one more (the filters of a running subscription always fit); it may fit once one of them ends (see [Live signals](#live-signals-subscriptions)) ${nothingRuns}`,
+    extensions: '`limit`, `scope`',
+  },
   UPSTREAM_REQUESTS_EXCEEDED: {
     raisedBy: ['gateway'],
     retryable: false,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { ErrorCode, gatewayError } from '../errors.js';
 import { buildFilterQuery } from '../upstream/build-query.js';
 import type { EndpointFilters } from '../upstream/endpoints.js';
 import type { SharedPipeline } from '../upstream/operation-call.js';
@@ -21,6 +22,8 @@ export interface LiveEvents {
   changed?(pollers: number, subscribers: number): void;
   polled?(endpoint: EventEndpoint, records: number, fresh: number, credits: number): void;
   failed?(endpoint: EventEndpoint, error: unknown, delayMs: number): void;
+  /** A subscription was refused: its key has `limit` pollers already. */
+  refused?(endpoint: EventEndpoint, limit: number): void;
 }
 
 /** Options of {@link PollerRegistry}. */
@@ -30,6 +33,8 @@ export interface RegistryOptions {
   intervalMs: number;
   /** Bounds each poll, all its pages (`OPERATION_TIMEOUT_MS`). */
   pollTimeoutMs: number;
+  /** Pollers one upstream key may have at once (`MAX_POLLERS_PER_KEY`). */
+  maxPollersPerKey: number;
   events?: LiveEvents;
   /** Shared with other instances through Redis: one poller per name across all of them. */
   leases?: RedisLeases;
@@ -89,11 +94,15 @@ export function pollerName(key: PollerKey): string {
 
 /**
  * The pollers of one gateway instance, one per (workspace key, endpoint, filters), made when the
- * first subscriber joins and stopped when the last leaves.
+ * first subscriber joins and stopped when the last leaves. Per upstream key, at most
+ * `maxPollersPerKey` pollers: a subscription that needs one more is refused, having started
+ * nothing.
  */
 export class PollerRegistry {
   readonly #options: RegistryOptions;
   readonly #pollers = new Map<string, EventPoller>();
+  /** The number of pollers of each upstream key. */
+  readonly #perKey = new Map<string, number>();
   #subscribers = 0;
 
   constructor(options: RegistryOptions) {
@@ -108,31 +117,15 @@ export class PollerRegistry {
     return this.#subscribers;
   }
 
-  /** Joins `listener` to the poller of `key` (made if there is none); returns how to leave. */
+  /**
+   * Joins `listener` to the poller of `key` (made if there is none); returns how to leave.
+   *
+   * @throws GraphQLError TOO_MANY_SUBSCRIPTIONS (`scope: 'key'`) when a new poller would go past
+   *   `maxPollersPerKey`: nothing is started, nothing is sent.
+   */
   join(key: PollerKey, listener: PollListener): () => void {
     const name = pollerName(key);
-    let poller = this.#pollers.get(name);
-    if (!poller) {
-      const { shared, intervalMs, pollTimeoutMs, events, leases } = this.#options;
-      const created: EventPoller = new EventPoller({
-        fetch: fetchSince(shared, key, pollTimeoutMs),
-        intervalMs,
-        since: new Date().toISOString(),
-        events: {
-          polled: (records, fresh, credits) =>
-            events?.polled?.(key.endpoint, records, fresh, credits),
-          failed: (error, delayMs) => events?.failed?.(key.endpoint, error, delayMs),
-        },
-        lease: leases?.lease(name),
-        onDead: () => {
-          if (this.#pollers.get(name) === created) this.#pollers.delete(name);
-          this.#changed();
-        },
-      });
-      poller = created;
-      this.#pollers.set(name, poller);
-    }
-    const joined = poller;
+    const joined = this.#pollers.get(name) ?? this.#start(name, key);
     joined.add(listener);
     this.#subscribers += 1;
     this.#changed();
@@ -143,7 +136,7 @@ export class PollerRegistry {
       this.#subscribers -= 1;
       if (joined.remove(listener)) {
         joined.stop();
-        if (this.#pollers.get(name) === joined) this.#pollers.delete(name);
+        this.#forget(name, joined, key.apiKey);
       }
       this.#changed();
     };
@@ -153,6 +146,48 @@ export class PollerRegistry {
   close(): void {
     for (const poller of this.#pollers.values()) poller.stop();
     this.#pollers.clear();
+    this.#perKey.clear();
+  }
+
+  /** A new poller for `key`, when the key has room for one. */
+  #start(name: string, key: PollerKey): EventPoller {
+    const { shared, intervalMs, pollTimeoutMs, maxPollersPerKey, events, leases } = this.#options;
+    const count = this.#perKey.get(key.apiKey) ?? 0;
+    if (count >= maxPollersPerKey) {
+      events?.refused?.(key.endpoint, maxPollersPerKey);
+      throw gatewayError(
+        ErrorCode.TOO_MANY_SUBSCRIPTIONS,
+        `Subscriptions with your workspace's API key already poll ${maxPollersPerKey} distinct lists and filters, the most one key may: end one of them first, or subscribe with the same filters as one that runs (it then shares its poller).`,
+        { limit: maxPollersPerKey, scope: 'key' },
+      );
+    }
+    const poller: EventPoller = new EventPoller({
+      fetch: fetchSince(shared, key, pollTimeoutMs),
+      intervalMs,
+      since: new Date().toISOString(),
+      events: {
+        polled: (records, fresh, credits) =>
+          events?.polled?.(key.endpoint, records, fresh, credits),
+        failed: (error, delayMs) => events?.failed?.(key.endpoint, error, delayMs),
+      },
+      lease: leases?.lease(name),
+      onDead: () => {
+        this.#forget(name, poller, key.apiKey);
+        this.#changed();
+      },
+    });
+    this.#pollers.set(name, poller);
+    this.#perKey.set(key.apiKey, count + 1);
+    return poller;
+  }
+
+  /** Takes a stopped poller out of the counts, unless another has its name already. */
+  #forget(name: string, poller: EventPoller, apiKey: string): void {
+    if (this.#pollers.get(name) !== poller) return;
+    this.#pollers.delete(name);
+    const left = (this.#perKey.get(apiKey) ?? 1) - 1;
+    if (left > 0) this.#perKey.set(apiKey, left);
+    else this.#perKey.delete(apiKey);
   }
 
   #changed(): void {
