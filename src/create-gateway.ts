@@ -148,6 +148,7 @@ function liveDeps(
     intervalMs: config.pollIntervalSeconds * 1000,
     pollTimeoutMs: config.operationTimeoutMs,
     maxPollersPerKey: config.maxPollersPerKey,
+    pollRequestsPerSecond: config.pollRequestsPerSecond,
     events: {
       changed: (pollers, subscribers) => metrics?.live.changed?.(pollers, subscribers),
       polled: (endpoint, records, fresh, credits) =>

@@ -3,6 +3,7 @@ import { ErrorCode, gatewayError } from '../errors.js';
 import { buildFilterQuery } from '../upstream/build-query.js';
 import type { EndpointFilters } from '../upstream/endpoints.js';
 import type { SharedPipeline } from '../upstream/operation-call.js';
+import { UpstreamError } from '../upstream/upstream-error.js';
 import { UpstreamSession } from '../upstream/upstream-session.js';
 import {
   EventPoller,
@@ -11,6 +12,7 @@ import {
   type PollListener,
 } from './event-poller.js';
 import { isRecord, type ListEnvelope } from '../upstream/types.js';
+import { PollRate } from './poll-rate.js';
 import type { RedisLeases } from './redis-leases.js';
 
 /** The three event lists a subscription can follow. */
@@ -31,10 +33,12 @@ export interface RegistryOptions {
   shared: SharedPipeline;
   /** Between two polls of a poller (`POLL_INTERVAL_SECONDS`). */
   intervalMs: number;
-  /** Bounds each poll, all its pages (`OPERATION_TIMEOUT_MS`). */
+  /** Bounds each page request of a poll, from when it is sent (`OPERATION_TIMEOUT_MS`). */
   pollTimeoutMs: number;
   /** Pollers one upstream key may have at once (`MAX_POLLERS_PER_KEY`). */
   maxPollersPerKey: number;
+  /** Page requests per second the polls of one upstream key may send (`POLL_REQUESTS_PER_SECOND`). */
+  pollRequestsPerSecond: number;
   events?: LiveEvents;
   /** Shared with other instances through Redis: one poller per name across all of them. */
   leases?: RedisLeases;
@@ -52,37 +56,61 @@ export interface PollerKey<E extends EventEndpoint = EventEndpoint> {
 const POLL_LIMIT = 100;
 
 /**
- * Every poll of `key`'s list from `since`: each page followed to its end, with the key, fresh (a
- * cached page would hide what is new), through the shared pipeline (retries, the breaker, the
- * ledger), within `timeoutMs` in all.
+ * The pipeline polls go through: the shared one, except that a 429 is never waited out inside
+ * the call, so that it reaches {@link fetchSince}, which pauses every poll of the key.
  */
-export function fetchSince(shared: SharedPipeline, key: PollerKey, timeoutMs: number): FetchSince {
-  return async (since, maxRecords = Infinity) => {
-    const session = new UpstreamSession(shared, {
-      apiKey: key.apiKey,
-      concurrency: 1,
-      fresh: true,
-      deadlineMs: timeoutMs,
-    });
+export function pollPipeline(shared: SharedPipeline): SharedPipeline {
+  return { ...shared, retry: { ...shared.retry, retryAfterMaxMs: 0 } };
+}
+
+/**
+ * Every poll of `key`'s list from `since`: each page followed to its end, with the key, fresh (a
+ * cached page would hide what is new), through `polls` (`pollPipeline`: retries, the breaker, the
+ * ledger). Each page waits for the key's turn in `rate` first (the wait ends, and nothing is sent,
+ * when `signal` aborts), and is bounded by `timeoutMs` once sent; a 429 pauses the key's turns.
+ */
+export function fetchSince(
+  polls: SharedPipeline,
+  key: PollerKey,
+  timeoutMs: number,
+  rate: PollRate,
+): FetchSince {
+  return async (since, maxRecords = Infinity, signal) => {
     const query = buildFilterQuery(key.endpoint, { ...key.filters, since });
     const records: EventRecord[] = [];
-    try {
-      let cursor: string | null = null;
-      for (;;) {
-        const limit = Math.min(POLL_LIMIT, maxRecords - records.length);
-        if (limit < 1) break;
-        const page: ListEnvelope<EventRecord | null> = await session.page(key.endpoint, query, {
-          cursor,
-          limit,
-        });
-        for (const item of page.data) if (isRecord(item)) records.push(item);
-        cursor = page.pagination.nextCursor;
-        if (!page.pagination.hasMore || !cursor) break;
+    let credits = 0;
+    let remaining: number | null = null;
+    let cursor: string | null = null;
+    for (;;) {
+      const limit = Math.min(POLL_LIMIT, maxRecords - records.length);
+      if (limit < 1) break;
+      await rate.turn(key.apiKey, signal);
+      // A session per page: the deadline bounds a request, not the turns waited between pages.
+      const session = new UpstreamSession(polls, {
+        apiKey: key.apiKey,
+        concurrency: 1,
+        fresh: true,
+        deadlineMs: timeoutMs,
+      });
+      let page: ListEnvelope<EventRecord | null>;
+      try {
+        page = await session.page(key.endpoint, query, { cursor, limit });
+        rate.answered(key.apiKey);
+      } catch (error) {
+        if (error instanceof UpstreamError && error.code === 'TOO_MANY_REQUESTS') {
+          rate.tooManyRequests(key.apiKey, error.retryAfter);
+        }
+        throw error;
+      } finally {
+        session.end();
+        credits += session.ledger.used;
+        remaining = session.ledger.remaining ?? remaining;
       }
-    } finally {
-      session.end();
+      for (const item of page.data) if (isRecord(item)) records.push(item);
+      cursor = page.pagination.nextCursor;
+      if (!page.pagination.hasMore || !cursor) break;
     }
-    return { records, credits: session.ledger.used, remaining: session.ledger.remaining };
+    return { records, credits, remaining };
   };
 }
 
@@ -95,18 +123,23 @@ export function pollerName(key: PollerKey): string {
 /**
  * The pollers of one gateway instance, one per (workspace key, endpoint, filters), made when the
  * first subscriber joins and stopped when the last leaves. Per upstream key, at most
- * `maxPollersPerKey` pollers: a subscription that needs one more is refused, having started
- * nothing.
+ * `maxPollersPerKey` pollers (a subscription that needs one more is refused, having started
+ * nothing), and their page requests at most `pollRequestsPerSecond` (`PollRate`): however many
+ * subscriptions a key has, its polls leave the rest of its rate limit to its queries.
  */
 export class PollerRegistry {
   readonly #options: RegistryOptions;
   readonly #pollers = new Map<string, EventPoller>();
   /** The number of pollers of each upstream key. */
   readonly #perKey = new Map<string, number>();
+  readonly #polls: SharedPipeline;
+  readonly #rate: PollRate;
   #subscribers = 0;
 
   constructor(options: RegistryOptions) {
     this.#options = options;
+    this.#polls = pollPipeline(options.shared);
+    this.#rate = new PollRate({ perSecond: options.pollRequestsPerSecond });
   }
 
   get pollers(): number {
@@ -151,7 +184,7 @@ export class PollerRegistry {
 
   /** A new poller for `key`, when the key has room for one. */
   #start(name: string, key: PollerKey): EventPoller {
-    const { shared, intervalMs, pollTimeoutMs, maxPollersPerKey, events, leases } = this.#options;
+    const { intervalMs, pollTimeoutMs, maxPollersPerKey, events, leases } = this.#options;
     const count = this.#perKey.get(key.apiKey) ?? 0;
     if (count >= maxPollersPerKey) {
       events?.refused?.(key.endpoint, maxPollersPerKey);
@@ -162,7 +195,7 @@ export class PollerRegistry {
       );
     }
     const poller: EventPoller = new EventPoller({
-      fetch: fetchSince(shared, key, pollTimeoutMs),
+      fetch: fetchSince(this.#polls, key, pollTimeoutMs, this.#rate),
       intervalMs,
       since: new Date().toISOString(),
       events: {
