@@ -141,6 +141,18 @@ export const settings = {
     30,
     'subscriptions: how often each poller asks the service for events newer than the last it saw (one poller per workspace, endpoint and filters, shared by their subscribers)',
   ),
+  maxPollersPerKey: setting(
+    'MAX_POLLERS_PER_KEY',
+    integer(1, 100_000),
+    20,
+    "subscriptions: pollers (distinct lists and filters) one upstream key may have at once per instance; a subscription needing one more is refused with `TOO_MANY_SUBSCRIPTIONS` (one with a running poller's filters always fits). 20 pollers at the default interval poll 0.67 times a second, within `POLL_REQUESTS_PER_SECOND`",
+  ),
+  pollRequestsPerSecond: setting(
+    'POLL_REQUESTS_PER_SECOND',
+    integer(1, 1_000),
+    1,
+    "subscriptions: upstream requests per second the polls and catch-ups of one upstream key may send, per instance: past it pollers wait their turn (poll less often), leaving the key's rate limit to its queries. A 429 on a poll pauses every poller of the key for its `Retry-After` (else 1 s, doubling)",
+  ),
   subscriptionBudgetDefault: setting(
     'SUBSCRIPTION_BUDGET_DEFAULT',
     integer(0, 'CREDIT_BUDGET_MAX'),

@@ -143,11 +143,14 @@ function liveDeps(
   leases: RedisLeases | undefined,
 ): LiveDeps {
   const warn = throttled((message) => logger.warn(message));
+  const warnRefused = throttled((message) => logger.warn(message));
   const registry = new PollerRegistry({
     leases,
     shared: upstream.shared,
     intervalMs: config.pollIntervalSeconds * 1000,
     pollTimeoutMs: config.operationTimeoutMs,
+    maxPollersPerKey: config.maxPollersPerKey,
+    pollRequestsPerSecond: config.pollRequestsPerSecond,
     events: {
       changed: (pollers, subscribers) => metrics?.live.changed?.(pollers, subscribers),
       polled: (endpoint, records, fresh, credits) =>
@@ -157,6 +160,11 @@ function liveDeps(
         const code = (error as { code?: string }).code ?? 'UNEXPECTED';
         warn(
           `subscriptions: a poll of ${endpoint} failed (${code}); next in ${Math.round(delayMs / 1000)} s`,
+        );
+      },
+      refused(endpoint, limit) {
+        warnRefused(
+          `subscriptions: refused a subscription to ${endpoint}: its API key has ${limit} pollers (MAX_POLLERS_PER_KEY)`,
         );
       },
     },

@@ -34,8 +34,11 @@ export interface ErrorDetails {
   found?: number;
   /** Credits left in the caller's quota (CREDIT_QUOTA_EXCEEDED). */
   available?: number;
-  /** Which bound a subscription passed (TOO_MANY_SUBSCRIPTIONS): `principal`, `connection`... */
-  scope?: string;
+  /**
+   * What `limit` bounds (TOO_MANY_SUBSCRIPTIONS): `key`, the pollers of one upstream key;
+   * `principal`, a principal's open subscriptions; `connection`, a WebSocket's.
+   */
+  scope?: 'key' | 'principal' | 'connection';
 }
 
 /** Where an error points, and what caused it (as a `GraphQLError` carries them). */

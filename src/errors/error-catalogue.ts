@@ -127,13 +127,6 @@ export const errorCatalogue = {
     extensions:
       '`estimate`, `available`, `limit`, `retryAfter` (seconds; absent when it never fits)',
   },
-  TOO_MANY_SUBSCRIPTIONS: {
-    http: { status: 429 },
-    raisedBy: ['gateway'],
-    retryable: true,
-    when: `a subscription would pass a bound on open subscriptions: the principal's (\`${settings.maxSubscriptionsPerPrincipal.env}\`) or the WebSocket connection's (\`${settings.maxSubscriptionsPerConnection.env}\`); it is refused before it starts anything, and may be sent again once another ended ${nothingRuns}`,
-    extensions: '`scope` (`principal` or `connection`), `limit`',
-  },
   SUBSCRIPTION_TOO_SLOW: {
     raisedBy: ['gateway'],
     retryable: true,
@@ -144,6 +137,12 @@ export const errorCatalogue = {
     raisedBy: ['gateway'],
     retryable: false,
     when: "the operation spent its budget while running: this field's rest was not fetched (a list returns what it has); a subscription ends with it once its budget is spent (see [Live signals](#live-signals-subscriptions))",
+  },
+  TOO_MANY_SUBSCRIPTIONS: {
+    raisedBy: ['gateway'],
+    retryable: true,
+    when: `a subscription would go past a bound named by \`scope\`: \`principal\`, its principal has ${limit(settings.maxSubscriptionsPerPrincipal)} subscriptions open on this instance; \`connection\`, its WebSocket has ${limit(settings.maxSubscriptionsPerConnection)}; \`key\`, its upstream key has ${limit(settings.maxPollersPerKey)} pollers (distinct lists and filters) and it needs one more (the filters of a running subscription always fit). It may fit once another ends (see [Live signals](#live-signals-subscriptions)) ${nothingRuns}`,
+    extensions: '`limit`, `scope`',
   },
   UPSTREAM_REQUESTS_EXCEEDED: {
     raisedBy: ['gateway'],

@@ -17,9 +17,14 @@ export interface PollResult {
 
 /**
  * Asks the service for the events discovered or announced after `since`: every page, or pages
- * until `maxRecords` are in (a catch-up fetches no more than its subscriber can take).
+ * until `maxRecords` are in (a catch-up fetches no more than its subscriber can take). `signal`
+ * aborts when the poller stops: a page not sent yet is not sent.
  */
-export type FetchSince = (since: string, maxRecords?: number) => Promise<PollResult>;
+export type FetchSince = (
+  since: string,
+  maxRecords?: number,
+  signal?: AbortSignal,
+) => Promise<PollResult>;
 
 /** One subscriber of a poller. */
 export interface PollListener {
@@ -146,6 +151,7 @@ export class EventPoller {
   #polling = false;
   #failures = 0;
   #stopped = false;
+  readonly #stopping = new AbortController();
   readonly #unlisten: (() => void) | undefined;
 
   constructor(options: PollerOptions) {
@@ -193,10 +199,11 @@ export class EventPoller {
     return this.#members.size === 0;
   }
 
-  /** Stops polling; a poll in flight ends unheard. */
+  /** Stops polling; a poll in flight ends unheard, and sends no further page. */
   stop(): void {
     if (this.#stopped) return;
     this.#stopped = true;
+    this.#stopping.abort();
     clearTimeout(this.#timer);
     this.#unlisten?.();
   }
@@ -219,6 +226,7 @@ export class EventPoller {
         const result = await this.#options.fetch(
           since ?? this.#watermark,
           member.listener.capacity(),
+          this.#stopping.signal,
         );
         this.#fetching = undefined;
         this.#catchUps.splice(this.#catchUps.indexOf(member), 1);
@@ -268,7 +276,7 @@ export class EventPoller {
       }
       if (!lead || this.#stopped) return;
     }
-    const result = await this.#options.fetch(this.#watermark);
+    const result = await this.#options.fetch(this.#watermark, undefined, this.#stopping.signal);
     if (this.#stopped) return;
     this.#absorb(result);
     lease?.publish(result, this.#watermark);

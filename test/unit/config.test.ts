@@ -46,6 +46,8 @@ describe('loadConfig', () => {
       sandboxPort: 4500,
       sandboxTrickleSeconds: 20,
       pollIntervalSeconds: 30,
+      maxPollersPerKey: 20,
+      pollRequestsPerSecond: 1,
       subscriptionBudgetDefault: 1000,
       upstreamTimeoutMs: 10_000,
       upstreamConnections: 64,
@@ -115,6 +117,8 @@ describe('loadConfig', () => {
         SANDBOX_PORT: '65535',
         SANDBOX_TRICKLE_SECONDS: '0',
         POLL_INTERVAL_SECONDS: '86400',
+        MAX_POLLERS_PER_KEY: '100000',
+        POLL_REQUESTS_PER_SECOND: '1',
         SUBSCRIPTION_BUDGET_DEFAULT: '0',
         UPSTREAM_TIMEOUT_MS: '600000',
         UPSTREAM_CONNECTIONS: '1',
@@ -176,6 +180,8 @@ describe('loadConfig', () => {
       sandboxPort: 65_535,
       sandboxTrickleSeconds: 0,
       pollIntervalSeconds: 86400,
+      maxPollersPerKey: 100_000,
+      pollRequestsPerSecond: 1,
       subscriptionBudgetDefault: 0,
       upstreamTimeoutMs: 600_000,
       upstreamConnections: 1,
@@ -297,6 +303,14 @@ describe('loadConfig', () => {
     [
       { POLL_INTERVAL_SECONDS: '0' },
       'POLL_INTERVAL_SECONDS must be an integer from 1 to 86400 (got "0")',
+    ],
+    [
+      { MAX_POLLERS_PER_KEY: '0' },
+      'MAX_POLLERS_PER_KEY must be an integer from 1 to 100000 (got "0")',
+    ],
+    [
+      { POLL_REQUESTS_PER_SECOND: '1001' },
+      'POLL_REQUESTS_PER_SECOND must be an integer from 1 to 1000 (got "1001")',
     ],
     [
       { UPSTREAM_TIMEOUT_MS: '0' },
