@@ -1,7 +1,9 @@
 import { request, type Agent, type ClientRequest } from 'node:http';
+import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config.js';
+import { DRAIN_MAX_BYTES } from '../../src/plugins/use-request-body-limit.js';
 import { startStack, type Stack } from '../helpers/start-stack.js';
 
 // The defaults as shipped: MAX_REQUEST_BYTES 1,000,000, REQUEST_TIMEOUT_MS 30 s.
@@ -103,8 +105,9 @@ const TOO_LARGE = {
 };
 
 describe('a body above MAX_REQUEST_BYTES sent in chunks with its Content-Length', () => {
-  it('is above MAX_REQUEST_BYTES', () => {
+  it('is above MAX_REQUEST_BYTES and within the bound a refused body is read off to', () => {
     expect(BODY_BYTES).toBeGreaterThan(defaultConfig.maxRequestBytes);
+    expect(BODY_BYTES).toBeLessThanOrEqual(DRAIN_MAX_BYTES);
   });
 
   it.each([
@@ -116,5 +119,26 @@ describe('a body above MAX_REQUEST_BYTES sent in chunks with its Content-Length'
     const seen = await Promise.all(Array.from({ length: 4 }, () => postInChunks(pauseMs, agent)));
     expect(seen).toEqual([TOO_LARGE, TOO_LARGE, TOO_LARGE, TOO_LARGE]);
     expect(JSON.parse(seen[0]!.body).errors[0].extensions.code).toBe('REQUEST_ENTITY_TOO_LARGE');
+  });
+});
+
+describe('a body declared above the bound a refused body is read off to', () => {
+  it('is answered 413 at once, with Connection: close, and the connection closed', async () => {
+    const socket = connect(Number(new URL(stack.url).port), '127.0.0.1');
+    let received = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (text: string) => (received += text));
+    socket.on('error', () => {});
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.write(
+      `POST /graphql HTTP/1.1\r\nHost: g\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${DRAIN_MAX_BYTES + 1}\r\n\r\n`,
+    );
+    // The rest of the body is never sent: only an answer that does not wait for it comes.
+    socket.write(CHUNK);
+    await closed;
+    expect(received).toMatch(/^HTTP\/1\.1 413 /);
+    expect(received).toMatch(/\r\nconnection: close\r\n/i);
+    expect(received).toContain('"code":"REQUEST_ENTITY_TOO_LARGE"');
   });
 });
