@@ -163,7 +163,7 @@ export const settings = {
     'MAX_SUBSCRIPTIONS_PER_PRINCIPAL',
     integer(1, 100_000),
     100,
-    'subscriptions one principal (an API key; a token\'s workspace and subject) may have open on one instance, over SSE and WebSocket together; one more is refused with `TOO_MANY_SUBSCRIPTIONS` before it starts anything',
+    "subscriptions one principal (an API key; a token's workspace and subject) may have open on one instance, over SSE and WebSocket together; one more is refused with `TOO_MANY_SUBSCRIPTIONS` before it starts anything",
   ),
   maxSubscriptionsPerConnection: setting(
     'MAX_SUBSCRIPTIONS_PER_CONNECTION',

@@ -11,7 +11,8 @@ import {
   type BudgetRules,
 } from '../credits/budget-rules.js';
 import type { UpstreamSession } from '../upstream/upstream-session.js';
-import { QuotaAccount, QuotaHold, type QuotaReport, type Quotas } from '../credits/quota-account.js';
+import type { QuotaHold } from '../credits/quota-account.js';
+import { QuotaAccount, type QuotaReport, type Quotas } from '../credits/quota-account.js';
 import type { Estimate } from '../estimate/estimate-operation.js';
 import { callerRefusal, expiredRefusal } from './caller-refusal.js';
 import { Documents } from './documents.js';

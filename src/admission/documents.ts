@@ -20,7 +20,10 @@ function persistedQueryHash(params: GraphQLParams): string | null {
  * The id a request names: `extensions.persistedQuery.sha256Hash` (Apollo Client, urql), else a
  * `documentId` or `doc_id` in the body or, for a GET, in its query string (`search`); null if none.
  */
-export function operationIdOf(params: GraphQLParams, search?: URLSearchParams | null): string | null {
+export function operationIdOf(
+  params: GraphQLParams,
+  search?: URLSearchParams | null,
+): string | null {
   const fromExtensions = persistedQueryHash(params);
   if (fromExtensions) return fromExtensions;
   const body = params as Record<string, unknown>;

@@ -2,12 +2,8 @@ import type { GraphQLError } from 'graphql';
 import type { OperationReport } from '../admission/operation-report.js';
 import { renewSession, type Context } from '../context.js';
 import { subscriptionCredits, type CreditExtensions } from '../credits/credit-extensions.js';
-import {
-  QuotaHold,
-  quotaRefusal,
-  type QuotaAccount,
-  type QuotaReport,
-} from '../credits/quota-account.js';
+import type { QuotaHold } from '../credits/quota-account.js';
+import { quotaRefusal, type QuotaAccount, type QuotaReport } from '../credits/quota-account.js';
 import { ErrorCode, gatewayError } from '../errors.js';
 import type { EndpointFilters } from '../upstream/endpoints.js';
 import { UpstreamError } from '../upstream/upstream-error.js';
@@ -115,7 +111,10 @@ export class LiveSubscription {
       since: request.since,
       capacity: () => Math.min(this.left, this.#catchUp?.taken ?? Infinity),
       join: (listener) =>
-        live.registry.join({ apiKey, endpoint: request.endpoint, filters: request.filters }, listener),
+        live.registry.join(
+          { apiKey, endpoint: request.endpoint, filters: request.filters },
+          listener,
+        ),
       admit: (paid) => this.#admit(paid),
       caughtUp: (credits) => {
         void this.#catchUp?.settle(credits);

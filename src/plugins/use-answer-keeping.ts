@@ -2,7 +2,12 @@ import { getOperationAST, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { AnswerSlot } from '../admission/door-context.js';
 import type { Context } from '../context.js';
-import { ANSWER_OPEN, answerTail, keptHeaders, type KnownAnswers } from '../answers/known-answers.js';
+import {
+  ANSWER_OPEN,
+  answerTail,
+  keptHeaders,
+  type KnownAnswers,
+} from '../answers/known-answers.js';
 import type { UpstreamSession } from '../upstream/upstream-session.js';
 
 /** A request that runs with a slot for its answer: what its context keeps of it. */

@@ -11,7 +11,10 @@ function isJson(request: Request): boolean {
 
 /** Yoga's answer to a JSON body that is not a parameters object. */
 function notAnObject(got: string): GraphQLError {
-  return gatewayError(ErrorCode.BAD_REQUEST, `POST body is expected to be object but received ${got}`);
+  return gatewayError(
+    ErrorCode.BAD_REQUEST,
+    `POST body is expected to be object but received ${got}`,
+  );
 }
 
 /** The GraphQL parameters of a JSON body, refused as Yoga's own parser refuses them. */

@@ -15,11 +15,7 @@ import { endpoints, type EndpointName } from '../upstream/endpoints.js';
 import type { Exchange } from '../upstream/upstream-observer.js';
 import type { RequestSpan, SentRequest, UpstreamTrace } from '../upstream/upstream-trace.js';
 import { creditLogFields, type CreditExtensions } from '../credits/credit-extensions.js';
-import type {
-  RequestEnd,
-  RequestTrace,
-  RequestTracer,
-} from './request-tracer.js';
+import type { RequestEnd, RequestTrace, RequestTracer } from './request-tracer.js';
 
 /**
  * The attributes the gateway's spans carry beyond OpenTelemetry's HTTP and GraphQL conventions,

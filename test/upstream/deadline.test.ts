@@ -152,7 +152,11 @@ describe('useCredits: the session ends with its operation', () => {
       authenticate: () => ({ principal: 'key', upstreamKey: 'key', validUntil: Infinity }),
       schema,
     });
-    const estimate = createEstimator(schema, { defaultPageSize: 20, maxPageSize: 500, secret: 's' });
+    const estimate = createEstimator(schema, {
+      defaultPageSize: 20,
+      maxPageSize: 500,
+      secret: 's',
+    });
     const yoga = createYoga({
       schema: schema as GraphQLSchema,
       context: { upstream: session, admission, quotaHold: null },
