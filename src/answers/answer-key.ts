@@ -13,7 +13,8 @@ const SHAPING_HEADERS = ['accept', 'content-type', 'origin'] as const;
  * workspace key; requests that mean the same but differ in a byte are kept apart, never confused.
  * `schemaVersion` names the schema that made the answer: instances of another version sharing a
  * Redis (a rolling deploy) never serve each other's answers.
- * SHA-256 as base64url: a fixed size whatever the document's.
+ * The key's hash, a newline and a SHA-256 as base64url: a fixed size whatever the document's, led
+ * by its owner as a page's name is (`ownerOf`), so that the stores bound and drop one key's.
  */
 export function answerKey(
   upstreamKey: string,
@@ -24,7 +25,9 @@ export function answerKey(
   const parts = [schemaVersion, keyHash(upstreamKey), request.method ?? '', request.url ?? ''];
   for (const name of SHAPING_HEADERS) parts.push(String(request.headers[name] ?? ''));
   const head = parts.join('\n');
-  return body === null || body.length === 0
-    ? hash('sha256', head, 'base64url')
-    : hash('sha256', Buffer.concat([Buffer.from(`${head}\n`), body]), 'base64url');
+  const digest =
+    body === null || body.length === 0
+      ? hash('sha256', head, 'base64url')
+      : hash('sha256', Buffer.concat([Buffer.from(`${head}\n`), body]), 'base64url');
+  return `${parts[1]}\n${digest}`;
 }

@@ -77,11 +77,14 @@ export interface PageStore {
   /** The answer under `key` if it is there and still as fresh as its pages. */
   getAnswer(key: string): Promise<StoredAnswer | undefined> | StoredAnswer | undefined;
   /**
-   * Keeps `answer` under `key` for `ttlMs` (what is left of its oldest page's TTL), in the same
-   * bounds as the pages; never throws.
+   * Keeps `answer` under `key` for `ttlMs` (what is left of its oldest page's TTL); never throws.
+   * In memory, answers have bounds of their own and never push a page out.
    */
   setAnswer(key: string, answer: StoredAnswer, ttlMs: number): Promise<void> | void;
-  /** Bytes of pages held, for metrics; undefined for a store that bounds itself (Redis). */
+  /**
+   * Bytes of pages and answers held, for metrics; undefined for a store that bounds itself
+   * (Redis).
+   */
   bytesHeld(): number | undefined;
   close(): Promise<void>;
 }
