@@ -54,9 +54,9 @@ export function keptHeaders(response: Response): [string, string][] {
 
 /**
  * Whole answers for repeat views, in the page cache's store (apart from its pages, in bounds of
- * their own) and its TTL. A request the HTTP front ({@link serveKnownAnswers}) could not answer
- * runs with a slot; once it ends, an answer with no error is kept there (`useAnswerKeeping`) for
- * as long as its oldest page is fresh.
+ * their own) and its TTL; the service's 401 for a key drops them with its pages. A request the
+ * HTTP front ({@link serveKnownAnswers}) could not answer runs with a slot; once it ends, an
+ * answer with no error is kept there (`useAnswerKeeping`) for as long as its oldest page is fresh.
  * Also remembers, per workspace key, the freshest `remaining` the service reported, so that a
  * repeat reports the balance as now known, not as it was.
  */

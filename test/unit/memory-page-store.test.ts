@@ -72,4 +72,24 @@ describe('MemoryPageStore: whole answers apart from the pages', () => {
     const cHeld = Array.from({ length: 100 }, (_, i) => store.getAnswer(answerOf('c', `q${i}`)));
     expect(cHeld.filter(Boolean).length).toBeLessThanOrEqual(6);
   });
+
+  it("`revoke` drops one key's pages (fresh or kept past the TTL) and answers, no other key's", async () => {
+    const store = new MemoryPageStore({ ttlMs: TTL_MS, staleMs: STALE_MS, maxBytes: 1_000_000 });
+    store.set(pageOf('a', 'old'), page(100));
+    await sleep(TTL_MS + 10);
+    store.set(pageOf('a', 'new'), page(100));
+    store.set(pageOf('b', 'new'), page(100));
+    store.setAnswer(answerOf('a', 'q'), answer(100), 60_000);
+    store.setAnswer(answerOf('b', 'q'), answer(100), 60_000);
+    expect((await store.getStale(pageOf('a', 'old')))?.ageMs).toBeGreaterThanOrEqual(TTL_MS);
+    store.revoke('a');
+    expect(await store.getStale(pageOf('a', 'old'))).toBeUndefined();
+    expect(await store.get(pageOf('a', 'new'))).toBeUndefined();
+    expect(store.getAnswer(answerOf('a', 'q'))).toBeUndefined();
+    expect(await store.get(pageOf('b', 'new'))).toBeDefined();
+    expect(store.getAnswer(answerOf('b', 'q'))).toBeDefined();
+    // What is stored after is served as before.
+    store.set(pageOf('a', 'new'), page(100));
+    expect(await store.get(pageOf('a', 'new'))).toBeDefined();
+  });
 });

@@ -38,10 +38,13 @@ interface KeyAnswers {
  * only. Pages are kept parsed and frozen, so a hit costs no parse. Whole answers live apart, in
  * {@link ANSWERS_SHARE} of that bound more, so that no answer ever pushes a page out: an LRU of
  * keys, each holding an LRU of that key's answers of at most {@link ANSWERS_PER_KEY_SHARE} of
- * the answers' room, each answer kept as long as its oldest page is fresh.
+ * the answers' room, each answer kept as long as its oldest page is fresh. `revoke` drops one
+ * key's pages and answers.
  */
 export class MemoryPageStore implements PageStore {
   readonly #pages: LRUCache<string, CachedPage>;
+  /** Pages held per owner ({@link ownerOf}): `revoke` looks for none where there are none. */
+  readonly #pagesOf = new Map<string, number>();
   readonly #answers: LRUCache<string, KeyAnswers>;
   readonly #answersPerKey: number;
   readonly #ttlMs: number;
@@ -57,6 +60,12 @@ export class MemoryPageStore implements PageStore {
       sizeCalculation: (page, key) => Math.max(1, page.bytes + key.length),
       // Expired pages are dropped as they are read, not by a timer per entry.
       ttlAutopurge: false,
+      onInsert: (_page, key, reason) => {
+        if (reason === 'add') this.#count(ownerOf(key), 1);
+      },
+      dispose: (_page, key, reason) => {
+        if (reason !== 'set') this.#count(ownerOf(key), -1);
+      },
     });
     const answersBytes = Math.max(1, Math.floor(options.maxBytes * ANSWERS_SHARE));
     this.#answersPerKey = Math.max(1, Math.floor(answersBytes * ANSWERS_PER_KEY_SHARE));
@@ -64,6 +73,12 @@ export class MemoryPageStore implements PageStore {
       maxSize: answersBytes,
       sizeCalculation: (held) => Math.max(1, held.answers.calculatedSize),
     });
+  }
+
+  #count(owner: string, change: number): void {
+    const count = (this.#pagesOf.get(owner) ?? 0) + change;
+    if (count > 0) this.#pagesOf.set(owner, count);
+    else this.#pagesOf.delete(owner);
   }
 
   async get(key: string): Promise<CachedPage | undefined> {
@@ -107,6 +122,14 @@ export class MemoryPageStore implements PageStore {
   set(key: string, page: CachedPage): void {
     deepFreeze(page.envelope);
     this.#pages.set(key, page);
+  }
+
+  revoke(owner: string): void {
+    this.#answers.delete(owner);
+    if (!this.#pagesOf.has(owner)) return;
+    const prefix = `${owner}\n`;
+    const gone = [...this.#pages.keys()].filter((key) => key.startsWith(prefix));
+    for (const key of gone) this.#pages.delete(key);
   }
 
   async claim(): Promise<boolean> {

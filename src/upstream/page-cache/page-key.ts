@@ -33,7 +33,7 @@ export function pageKey(request: UpstreamRequest): string {
 
 /**
  * The key hash a page's ({@link pageKey}) or an answer's (`answerKey`) name starts with: the
- * stores bound one key's answers by it.
+ * stores drop all of one key's at once when the service refuses it (`PageStore.revoke`).
  */
 export function ownerOf(name: string): string {
   return name.slice(0, name.indexOf('\n'));

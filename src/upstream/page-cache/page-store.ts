@@ -82,6 +82,13 @@ export interface PageStore {
    */
   setAnswer(key: string, answer: StoredAnswer, ttlMs: number): Promise<void> | void;
   /**
+   * Drops everything stored so far for the key whose hash is `owner` (`ownerOf` of its pages'
+   * and answers' names): the service refused the key (401). Neither `get`, `getStale`,
+   * `awaitPage` nor `getAnswer` serves any of it again, on any instance sharing the store; what
+   * is stored after this is served as before. Resolves once a shared store has it.
+   */
+  revoke(owner: string): Promise<void> | void;
+  /**
    * Bytes of pages and answers held, for metrics; undefined for a store that bounds itself
    * (Redis).
    */
