@@ -14,7 +14,8 @@ const SHAPING_HEADERS = ['accept', 'content-type', 'origin'] as const;
  * `version` names what may run on the instance that made it (`Admission.version`: the schema and
  * the admission settings): instances of another version or other rules sharing a Redis (a rolling
  * deploy, `TRUSTED_DOCUMENTS` turned on) never serve each other's answers.
- * SHA-256 as base64url: a fixed size whatever the document's.
+ * The key's hash, a newline and a SHA-256 as base64url: a fixed size whatever the document's, led
+ * by its owner as a page's name is (`ownerOf`), so that the stores bound and drop one key's.
  */
 export function answerKey(
   upstreamKey: string,
@@ -25,7 +26,9 @@ export function answerKey(
   const parts = [version, keyHash(upstreamKey), request.method ?? '', request.url ?? ''];
   for (const name of SHAPING_HEADERS) parts.push(String(request.headers[name] ?? ''));
   const head = parts.join('\n');
-  return body === null || body.length === 0
-    ? hash('sha256', head, 'base64url')
-    : hash('sha256', Buffer.concat([Buffer.from(`${head}\n`), body]), 'base64url');
+  const digest =
+    body === null || body.length === 0
+      ? hash('sha256', head, 'base64url')
+      : hash('sha256', Buffer.concat([Buffer.from(`${head}\n`), body]), 'base64url');
+  return `${parts[1]}\n${digest}`;
 }

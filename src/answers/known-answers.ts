@@ -43,7 +43,8 @@ export function keptHeaders(response: Response): [string, string][] {
 }
 
 /**
- * Whole answers for repeat views, in the page cache's store, its TTL and its bounds. A request the
+ * Whole answers for repeat views, in the page cache's store (apart from its pages, in bounds of
+ * their own) and its TTL; the service's 401 for a key drops them with its pages. A request the
  * HTTP front ({@link serveKnownAnswers}) could not answer runs with a slot; once it ends, an
  * answer with no error is kept there (`useAnswerKeeping`) for as long as its oldest page is fresh.
  * Also remembers, per workspace key, the freshest `remaining` the service reported, so that a
@@ -70,13 +71,14 @@ export class KnownAnswers {
   }
 
   /**
-   * Keeps `answer` under `slot` until its oldest page (`oldestPageAt`, Infinity without one)
-   * expires; an answer no fresher than that is not kept.
+   * Keeps `answer` under `slot` until its oldest page (`oldestPageAt`) expires; an answer no
+   * fresher than that is not kept. Nor is one with no page (`oldestPageAt` Infinity: no page the
+   * service accepted for its key was received, or served from the cache or a joined request):
+   * an introspection, or a run with a key the service refused, would only take others' room.
    */
   keep(slot: AnswerSlot, answer: StoredAnswer, oldestPageAt: number): void {
-    const since = Number.isFinite(oldestPageAt) ? oldestPageAt : Date.now();
-    const ttlMs = since + this.#ttlMs - Date.now();
-    if (ttlMs > 0) void this.#store.setAnswer(slot.key, answer, ttlMs);
+    const ttlMs = oldestPageAt + this.#ttlMs - Date.now();
+    if (ttlMs > 0 && Number.isFinite(ttlMs)) void this.#store.setAnswer(slot.key, answer, ttlMs);
   }
 
   /** Notes the service's balance for `upstreamKey`, reported by a page sent at `at`. */

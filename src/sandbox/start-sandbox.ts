@@ -84,6 +84,11 @@ export interface Sandbox extends SandboxControls {
   setFaults(faults: FaultShares): void;
   /** Adds a key with a fresh workspace; returns the workspace id (as it appears in the request log). */
   addKey(key: string, workspace?: WorkspaceSpec): string;
+  /**
+   * Revokes a key: its requests get 401 UNAUTHORIZED from now on (`reset` does not bring it
+   * back; `addKey` may add it again, with a fresh workspace).
+   */
+  revokeKey(key: string): void;
   /** Remaining credits of the key's workspace, undefined for an unknown key. */
   credits(key: string): number | undefined;
   /** Stops listening and closes every connection. */
@@ -203,6 +208,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     ...controls,
     addKey: (key, workspace) => workspaces.add(key, workspace),
+    revokeKey: (key) => workspaces.revoke(key),
     credits: (key) => workspaces.find(key)?.credits,
     close: () => {
       if (trickle) clearInterval(trickle);

@@ -47,6 +47,8 @@ const WINDOW_MS = 1000;
  */
 export class Workspaces {
   readonly #byKey = new Map<string, Workspace>();
+  /** Keys taken out by {@link revoke}: refused, and still kept out of the request log. */
+  readonly #revoked = new Set<string>();
   #added = 0;
 
   constructor() {
@@ -86,16 +88,29 @@ export class Workspaces {
     if (spec.sameWorkspaceAs !== undefined) {
       const shared = this.#byKey.get(spec.sameWorkspaceAs);
       if (!shared) throw new Error('addKey: sameWorkspaceAs names no key');
+      this.#revoked.delete(key);
       this.#byKey.set(key, shared);
       return shared.id;
     }
     this.#added += 1;
+    this.#revoked.delete(key);
     return this.#register(key, `ws_custom_${this.#added}`, spec).id;
   }
 
-  /** Whether a string is a known key (used to keep keys out of the request log). */
+  /**
+   * Takes a key out, as the service does with a revoked key: its requests get 401 UNAUTHORIZED
+   * from now on, reset or not. `add` may add it again, with a fresh workspace.
+   *
+   * @throws Error when the key is not a current key.
+   */
+  revoke(key: string): void {
+    if (!this.#byKey.delete(key)) throw new Error('revokeKey: no such key');
+    this.#revoked.add(key);
+  }
+
+  /** Whether a string is a key, current or revoked (used to keep keys out of the request log). */
   isKey(text: string): boolean {
-    return this.#byKey.has(text);
+    return this.#byKey.has(text) || this.#revoked.has(text);
   }
 
   /** The workspace of a key, or undefined. */

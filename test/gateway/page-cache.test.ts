@@ -220,8 +220,9 @@ describe('with Redis', () => {
             .digest(encoding as 'hex' | 'base64url'),
         );
         for (const name of names) {
-          // Pages, and the whole answers of repeat views (src/answers/), named alike.
-          expect(name).toMatch(/^bsg:v2:[\w-]{12}:(?:page|answer):[\w-]{43}$/);
+          // Pages, the whole answers of repeat views (src/answers/) and the key's epoch (what
+          // a 401 drops), named alike.
+          expect(name).toMatch(/^bsg:v2:[\w-]{12}:(?:page|answer|epoch):[\w-]{43}$/);
           for (const hash of keyHashes) expect(name).not.toContain(hash);
         }
       } finally {

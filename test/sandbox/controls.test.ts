@@ -65,6 +65,22 @@ describe('request log and counters', () => {
     expect(sandbox.counters()).toEqual({ requests: 0, records: 0, byEndpoint: {}, byStatus: {} });
     expect(sandbox.credits(sandbox.keys.lowCredit)).toBe(5);
   });
+
+  it('revokeKey: the key gets 401 from then on, reset or not, until it is added again', async () => {
+    sandbox.addKey('revoked-key-123', { credits: 50 });
+    expect((await get(sandbox, '/v1/companies', { limit: 1 }, 'revoked-key-123')).status).toBe(200);
+    sandbox.revokeKey('revoked-key-123');
+    sandbox.reset();
+    const refused = await get<ErrorBody>(sandbox, '/v1/companies', { limit: 1 }, 'revoked-key-123');
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.code).toBe('UNAUTHORIZED');
+    // Still a key to the log: a query value equal to it is redacted.
+    await get(sandbox, '/v1/companies', 'search=revoked-key-123');
+    expect(sandbox.requestLog().at(-1)?.query).not.toContain('revoked-key-123');
+    expect(() => sandbox.revokeKey('revoked-key-123')).toThrow();
+    sandbox.addKey('revoked-key-123', { credits: 50 });
+    expect((await get(sandbox, '/v1/companies', { limit: 1 }, 'revoked-key-123')).status).toBe(200);
+  });
 });
 
 describe('latency', () => {

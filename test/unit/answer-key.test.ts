@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { answerKey } from '../../src/answers/answer-key.js';
+import { keyHash, ownerOf } from '../../src/upstream/page-cache/page-key.js';
 
 /** The parts of a node request `answerKey` reads. */
 const request = (over: Partial<Pick<IncomingMessage, 'method' | 'url' | 'headers'>> = {}) =>
@@ -18,8 +19,8 @@ const key = (over = {}, bytes: Buffer | null = body, api = 'key-a', version = 'v
 describe('answerKey', () => {
   it('is the same for the same request, and fixed in size whatever the document', () => {
     expect(key()).toBe(key());
-    expect(key()).toMatch(/^[\w-]{43}$/);
-    expect(key({}, Buffer.alloc(50_000, 'a'))).toMatch(/^[\w-]{43}$/);
+    expect(key()).toMatch(/^[\w-]{22}\n[\w-]{43}$/);
+    expect(key({}, Buffer.alloc(50_000, 'a'))).toMatch(/^[\w-]{22}\n[\w-]{43}$/);
   });
 
   it('differs with the workspace key, the schema, the method, the URL, the body and each shaping header', () => {
@@ -37,7 +38,9 @@ describe('answerKey', () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
-  it('never holds the key or its hash', () => {
-    expect(key({}, body, 'a-secret-api-key')).not.toContain('secret');
+  it("is led by the key's hash, as a page's name is, and never holds the key", () => {
+    const name = key({}, body, 'a-secret-api-key');
+    expect(name).not.toContain('secret');
+    expect(ownerOf(name)).toBe(keyHash('a-secret-api-key'));
   });
 });

@@ -80,6 +80,37 @@ describe('cache', () => {
     await service.done();
   });
 
+  it("the service's 401 for a key drops its pages, not another key's; a 402 drops nothing", async () => {
+    const { service, call, answer } = cached();
+    answer(envelope(records(1)));
+    answer(envelope(records(1)));
+    answer(envelope(records(1, 'other')));
+    answer(failure('PAYMENT_REQUIRED'), 402);
+    answer(failure('UNAUTHORIZED'), 401);
+    answer(failure('UNAUTHORIZED'), 401);
+    await call(pageRequest({ apiKey: 'key-a' }));
+    await call(pageRequest({ apiKey: 'key-a', filterQuery: 'search=a' }));
+    await call(pageRequest({ apiKey: 'key-b' }));
+    // A 402 under no-cache: the page paid for is still served.
+    const poor = pageRequest({ apiKey: 'key-a', fresh: true });
+    await expect(call(poor)).rejects.toMatchObject({ status: 402 });
+    await call(pageRequest({ apiKey: 'key-a' }));
+    expect(service.sent()).toHaveLength(4);
+    // A 401: neither of key-a's pages is served again; key-b's is.
+    await expect(call(pageRequest({ apiKey: 'key-a', fresh: true }))).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+      status: 401,
+    });
+    await expect(
+      call(pageRequest({ apiKey: 'key-a', filterQuery: 'search=a' })),
+    ).rejects.toMatchObject({ status: 401 });
+    expect((await call(pageRequest({ apiKey: 'key-b' }))).envelope.data).toEqual(
+      records(1, 'other'),
+    );
+    expect(service.sent()).toHaveLength(6);
+    await service.done();
+  });
+
   it("never serves one key's page to another", async () => {
     const { service, call, answer } = cached();
     answer(envelope(records(1)));
@@ -106,6 +137,7 @@ describe('cache', () => {
       awaitPage: async () => other,
       getAnswer: () => undefined,
       setAnswer: () => {},
+      revoke: () => {},
       ready: async () => {},
       bytesHeld: () => undefined,
       close: async () => {},

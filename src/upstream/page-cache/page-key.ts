@@ -30,3 +30,11 @@ export function pageKey(request: UpstreamRequest): string {
   const { apiKey, endpoint, filterQuery, cursor, limit } = request;
   return `${keyHash(apiKey)}\n${endpoint}?${filterQuery}\n${cursor ?? ''}\n${limit}`;
 }
+
+/**
+ * The key hash a page's ({@link pageKey}) or an answer's (`answerKey`) name starts with: the
+ * stores drop all of one key's at once when the service refuses it (`PageStore.revoke`).
+ */
+export function ownerOf(name: string): string {
+  return name.slice(0, name.indexOf('\n'));
+}

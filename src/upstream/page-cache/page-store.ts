@@ -77,11 +77,21 @@ export interface PageStore {
   /** The answer under `key` if it is there and still as fresh as its pages. */
   getAnswer(key: string): Promise<StoredAnswer | undefined> | StoredAnswer | undefined;
   /**
-   * Keeps `answer` under `key` for `ttlMs` (what is left of its oldest page's TTL), in the same
-   * bounds as the pages; never throws.
+   * Keeps `answer` under `key` for `ttlMs` (what is left of its oldest page's TTL); never throws.
+   * In memory, answers have bounds of their own and never push a page out.
    */
   setAnswer(key: string, answer: StoredAnswer, ttlMs: number): Promise<void> | void;
-  /** Bytes of pages held, for metrics; undefined for a store that bounds itself (Redis). */
+  /**
+   * Drops everything stored so far for the key whose hash is `owner` (`ownerOf` of its pages'
+   * and answers' names): the service refused the key (401). Neither `get`, `getStale`,
+   * `awaitPage` nor `getAnswer` serves any of it again, on any instance sharing the store; what
+   * is stored after this is served as before. Resolves once a shared store has it.
+   */
+  revoke(owner: string): Promise<void> | void;
+  /**
+   * Bytes of pages and answers held, for metrics; undefined for a store that bounds itself
+   * (Redis).
+   */
   bytesHeld(): number | undefined;
   close(): Promise<void>;
 }

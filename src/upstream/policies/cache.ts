@@ -1,7 +1,8 @@
 import { creditsOf } from '../../credits/credit-ledger.js';
-import { pageKey } from '../page-cache/page-key.js';
+import { keyHash, pageKey } from '../page-cache/page-key.js';
 import type { PageStore } from '../page-cache/page-store.js';
 import type { UpstreamPolicy } from '../upstream-call.js';
+import { UpstreamError } from '../upstream-error.js';
 import type { UpstreamObserver } from '../upstream-observer.js';
 
 /** The events of {@link cache}: each page it serves (`served`, from `cache`), each miss. */
@@ -22,6 +23,10 @@ export interface CacheOptions {
  * Among instances sharing a store, one fetches a page at a time: the others wait up to `claimMs`
  * for it to be stored, then fetch it themselves. `fresh` (`Cache-Control: no-cache`) skips the
  * lookup and the claim, fetches, and refreshes the stored page. Events: `served`, `cacheMiss`.
+ *
+ * The service's 401 for a key (a revoked key) drops everything stored for it, pages and whole
+ * answers, before the call fails: nothing kept is served for the key until it succeeds again. A
+ * 402 drops nothing: what was stored was paid for.
  */
 export function cache(store: PageStore, options: CacheOptions): UpstreamPolicy {
   const { events } = options;
@@ -59,6 +64,11 @@ export function cache(store: PageStore, options: CacheOptions): UpstreamPolicy {
         });
       }
       return page;
+    } catch (error) {
+      if (error instanceof UpstreamError && error.failure === 'status' && error.status === 401) {
+        await store.revoke(keyHash(request.apiKey));
+      }
+      throw error;
     } finally {
       if (claimed) store.release(key);
     }
