@@ -44,7 +44,7 @@ describe('the error catalogue', () => {
     const found = codesInSources();
     // The scan finds what it is meant to: literals of the upstream policies, ErrorCode in plugins.
     expect(found.get('UNAUTHORIZED')).toContain('upstream/policies/require-key.ts');
-    expect(found.get('CREDIT_BUDGET_EXCEEDED')).toContain('plugins/use-credit-budget.ts');
+    expect(found.get('CREDIT_BUDGET_EXCEEDED')).toContain('credits/budget-rules.ts');
     const unknown = [...found].filter(([code]) => !(code in errorCatalogue));
     expect(Object.fromEntries(unknown)).toEqual({});
   });
