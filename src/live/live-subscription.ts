@@ -1,4 +1,4 @@
-import type { GraphQLError } from 'graphql';
+import { GraphQLError } from 'graphql';
 import type { OperationReport } from '../admission/operation-report.js';
 import { renewSession, type Context } from '../context.js';
 import { subscriptionCredits, type CreditExtensions } from '../credits/credit-extensions.js';
@@ -71,8 +71,18 @@ export class LiveSubscription {
     return Math.max(0, this.#budget - this.#spent);
   }
 
-  /** Starts it: its source of records, or the refusal thrown (nothing polled then). */
-  async start(request: SubscriptionRequest): Promise<AsyncIterableIterator<Delivery>> {
+  /**
+   * Starts it: its source of records, or the refusal thrown (nothing polled then). A refusal is
+   * the subscription's one payload, in a stream that was opened with 200: it carries no HTTP
+   * status of its own (a 429 or 401 would make an SSE client drop the stream, and the reason).
+   */
+  start(request: SubscriptionRequest): Promise<AsyncIterableIterator<Delivery>> {
+    return this.#start(request).catch((error: unknown) => {
+      throw withoutStatus(error);
+    });
+  }
+
+  async #start(request: SubscriptionRequest): Promise<AsyncIterableIterator<Delivery>> {
     const context = this.#context;
     const { admission, caller, live } = context;
     if (!live) throw new Error('Subscriptions are not served here.');
@@ -271,6 +281,13 @@ export class LiveSubscription {
     };
     admission.report(report);
   }
+}
+
+/** `error` without the HTTP status (and headers) its code is answered with alone. */
+function withoutStatus(error: unknown): unknown {
+  if (!(error instanceof GraphQLError) || !error.extensions['http']) return error;
+  const { http: _http, ...extensions } = error.extensions;
+  return new GraphQLError(error.message, { extensions });
 }
 
 /** The code an ending error is answered with (an upstream one's too); `NONE` for a bare one. */

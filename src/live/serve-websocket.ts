@@ -101,6 +101,24 @@ function closeFor(socket: WebSocket, refusal: GraphQLError): void {
 export function serveWebSocket(server: Server, options: WebSocketOptions): ServedWebSocket {
   const { app, admission, logger, path } = options;
   const wss = new WebSocketServer({ server, path, maxPayload: admission.maxMessageBytes });
+  // A message over the bound is refused by `ws` itself (1009) and reported as the socket's
+  // error, which graphql-ws would print to the console with its stack, once per such message:
+  // a refusal of the client's, not the server's fault, so it goes unprinted. Registered before
+  // graphql-ws's own listener, it filters what that listener hears.
+  wss.on('connection', (socket: WebSocket) => {
+    const once = socket.once.bind(socket);
+    socket.once = ((event: string, listener: (...args: unknown[]) => void) =>
+      once(
+        event,
+        event === 'error'
+          ? (error: unknown) => {
+              if ((error as { code?: string }).code !== 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+                listener(error);
+              }
+            }
+          : listener,
+      )) as WebSocket['once'];
+  });
   // Operations under way: shutdown lets their `complete` messages go out before closing sockets.
   let active = 0;
   type Ctx = WsContext<Record<string, unknown> | undefined, Extra>;

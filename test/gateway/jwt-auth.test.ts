@@ -475,3 +475,47 @@ describe('the identity provider failing or hanging: asked at most once per JWT_J
     expect(flaky.fetches()).toBe(2);
   }, 20_000);
 });
+
+describe('a token is verified once per request, whichever door takes it', () => {
+  // JWT_JWKS_COOLDOWN_MS=0 (default 30 s): every verification of a token whose key is not held
+  // asks the identity provider, so its fetches count the verifications.
+  let counting: IdentityProvider;
+  let gateway: Gateway;
+  beforeAll(async () => {
+    counting = await startIdentityProvider();
+    gateway = await startGateway(stack.sandbox, {
+      config: { ...jwtConfig(), jwtJwksUrl: counting.jwksUrl, jwtJwksCooldownMs: 0 },
+    });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await counting?.close();
+  });
+
+  it('10 requests on /graphql (the repeat-view front, then Yoga) with tokens of a key it lacks: 10 fetches, 10 refusals', async () => {
+    const stranger = await makeKey('not-published');
+    // The first token also makes the first fetch of the keys (then one more for its `kid`).
+    await post(gateway.url, rounds(1), await sign(stranger, { claims: { workspace: 'acme' } }));
+    const before = counting.fetches();
+    for (let i = 0; i < 10; i++) {
+      const token = await sign(stranger, { sub: `user-${i}`, claims: { workspace: 'acme' } });
+      const answer = await post(gateway.url, rounds(1), token);
+      expect(answer.status).toBe(401);
+      expect(answer.body.errors?.[0]?.extensions?.['code']).toBe('UNAUTHENTICATED');
+    }
+    expect(counting.fetches() - before).toBe(10);
+    expect(stack.sandbox.requestLog()).toEqual([]);
+  });
+
+  it('with the identity provider failing, 10 requests ask it 10 times, not 20', async () => {
+    counting.setMode('fail');
+    const before = counting.fetches();
+    for (let i = 0; i < 10; i++) {
+      const token = await sign(k1, { sub: `failing-${i}`, claims: { workspace: 'acme' } });
+      const answer = await post(gateway.url, rounds(1), token);
+      expect(answer.status).toBe(503);
+    }
+    expect(counting.fetches() - before).toBe(10);
+    counting.setMode('serve');
+  });
+});
