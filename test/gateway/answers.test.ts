@@ -361,3 +361,44 @@ describe('repeat views shared through Redis (REDIS_URL: this suite starts its ow
     expect(spent()).toEqual({ requests: 1, credits: 3 });
   });
 });
+
+describe("a kept answer is named by the rules that let it run (the schema and the admission's settings)", () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(() => redis?.stop());
+
+  it('an instance with TRUSTED_DOCUMENTS never serves the answer another kept of a free-text query', async () => {
+    // Two instances on one Redis (REDIS_URL), as in a rolling deploy that turns the list on: A
+    // runs any text, B only the listed documents (TRUSTED_DOCUMENTS, here an unrelated one).
+    const a = await gateway({ config: { redisUrl: redis.url } });
+    const b = await gateway({
+      config: {
+        redisUrl: redis.url,
+        trustedDocuments: new Map([['listed', '{ __typename }']]),
+      },
+    });
+    const body = JSON.stringify({ query: COMPANIES });
+    const headers = { 'x-api-key': sandbox.keys.demo };
+    const ran = await post(a.url, body, headers);
+    expect(ran.json.data.companies.nodes).toHaveLength(3);
+    const repeat = await post(a.url, body, headers);
+    expect(repeat.json.extensions.credits).toMatchObject({ used: 0, saved: 3 });
+
+    const refused = await post(b.url, body, headers);
+    expect(refused.json.data ?? null).toBeNull();
+    expect(refused.json.errors[0].extensions.code).toBe('PERSISTED_QUERY_ID_REQUIRED');
+  });
+
+  it('instances with other limits keep their answers apart', async () => {
+    // A allows 16 levels of nesting (MAX_DEPTH, the default), B 3: B refuses what A answered.
+    const a = await gateway({ config: { redisUrl: redis.url } });
+    const b = await gateway({ config: { redisUrl: redis.url, maxDepth: 3 } });
+    const body = JSON.stringify({ query: ROUNDS, variables: { first: 3 } });
+    const headers = { 'x-api-key': sandbox.keys.demo };
+    expect((await post(a.url, body, headers)).json.data.fundingEvents.nodes).toHaveLength(3);
+    const refused = await post(b.url, body, headers);
+    expect(refused.json.errors[0].extensions.code).toBe('MAX_DEPTH_EXCEEDED');
+  });
+});

@@ -72,46 +72,51 @@ const codeOf = (subscription: Subscribed) =>
 describe.each([
   ['SSE', sse],
   ['WebSocket', ws],
-])('a subscription with `since` in the past, over %s, under CREDIT_QUOTA=100/hour', (_door, subscribe) => {
-  it('fetches no more than its bucket holds: three with a budget of 2000 spend 100 in all', async () => {
-    const key = freshKey();
-    const first = subscribe(key);
-    await first.next(100);
-    // The bucket is empty now: the next two are refused before anything is fetched for them.
-    const second = subscribe(key);
-    const third = subscribe(key);
-    await second.ended;
-    await third.ended;
-    expect(codeOf(second)).toBe('CREDIT_QUOTA_EXCEEDED');
-    expect(codeOf(third)).toBe('CREDIT_QUOTA_EXCEEDED');
-    expect(second.payloads).toHaveLength(1);
-    expect(second.payloads[0]?.errors?.[0]?.extensions).toMatchObject({ limit: 100 });
-    // Polls find nothing new; what the service charged the key is its quota, not 3 × 2000.
-    const spent = charged(key);
-    expect(spent.credits).toBe(100);
-    expect(first.payloads).toHaveLength(100);
-    expect(first.payloads.every((payload) => payload.data?.['fundingEventAdded'].uuid)).toBe(true);
-    expect(first.payloads.at(-1)?.extensions?.['credits']).toMatchObject({
-      spent: 100,
-      quota: { limit: 100 },
+])(
+  'a subscription with `since` in the past, over %s, under CREDIT_QUOTA=100/hour',
+  (_door, subscribe) => {
+    it('fetches no more than its bucket holds: three with a budget of 2000 spend 100 in all', async () => {
+      const key = freshKey();
+      const first = subscribe(key);
+      await first.next(100);
+      // The bucket is empty now: the next two are refused before anything is fetched for them.
+      const second = subscribe(key);
+      const third = subscribe(key);
+      await second.ended;
+      await third.ended;
+      expect(codeOf(second)).toBe('CREDIT_QUOTA_EXCEEDED');
+      expect(codeOf(third)).toBe('CREDIT_QUOTA_EXCEEDED');
+      expect(second.payloads).toHaveLength(1);
+      expect(second.payloads[0]?.errors?.[0]?.extensions).toMatchObject({ limit: 100 });
+      // Polls find nothing new; what the service charged the key is its quota, not 3 × 2000.
+      const spent = charged(key);
+      expect(spent.credits).toBe(100);
+      expect(first.payloads).toHaveLength(100);
+      expect(first.payloads.every((payload) => payload.data?.['fundingEventAdded'].uuid)).toBe(
+        true,
+      );
+      expect(first.payloads.at(-1)?.extensions?.['credits']).toMatchObject({
+        spent: 100,
+        quota: { limit: 100 },
+      });
     });
-  });
 
-  it('with its bucket already empty: CREDIT_QUOTA_EXCEEDED before any upstream request', async () => {
-    const key = freshKey();
-    const spend = await stack.gql('{ companies(first: 100) { nodes { id } } }', undefined, {
-      key,
-      headers: { 'cache-control': 'no-cache' },
+    it('with its bucket already empty: CREDIT_QUOTA_EXCEEDED before any upstream request', async () => {
+      const key = freshKey();
+      const spend = await stack.gql('{ companies(first: 100) { nodes { id } } }', undefined, {
+        key,
+        headers: { 'cache-control': 'no-cache' },
+      });
+      expect(spend.extensions?.credits.used).toBe(100);
+      const before = charged(key);
+      const refused = subscribe(key);
+      await refused.ended;
+      expect(codeOf(refused)).toBe('CREDIT_QUOTA_EXCEEDED');
+      expect(refused.payloads).toHaveLength(1);
+      expect(charged(key)).toEqual(before);
     });
-    expect(spend.extensions?.credits.used).toBe(100);
-    const before = charged(key);
-    const refused = subscribe(key);
-    await refused.ended;
-    expect(codeOf(refused)).toBe('CREDIT_QUOTA_EXCEEDED');
-    expect(refused.payloads).toHaveLength(1);
-    expect(charged(key)).toEqual(before);
-  });
-});
+  },
+);
 
 describe('a subscription without `since`, under CREDIT_QUOTA=100/hour', () => {
   it('is refused at once when the bucket cannot hold one record, and polls nothing', async () => {
