@@ -54,6 +54,9 @@ interface Extra {
 /** At shutdown, how long the subscriptions' `complete` messages may take to go out. */
 const COMPLETE_WAIT_MS = 1_000;
 
+/** The `code` of the error `ws` reports for a message over `maxPayload` (it closes with 1009). */
+const OVERSIZED = 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH';
+
 /** The most characters of a close reason (the protocol allows 123 bytes). */
 const REASON_MAX = 120;
 
@@ -112,7 +115,7 @@ export function serveWebSocket(server: Server, options: WebSocketOptions): Serve
         event,
         event === 'error'
           ? (error: unknown) => {
-              if ((error as { code?: string }).code !== 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+              if ((error as { code?: string }).code !== OVERSIZED) {
                 listener(error);
               }
             }
