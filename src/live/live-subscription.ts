@@ -238,11 +238,18 @@ export class LiveSubscription {
     totals.saved += ledger.saved;
     totals.requests += ledger.requests;
     totals.retries += ledger.retries;
-    this.#last = subscriptionCredits({
+    this.#last = this.#credits({
       used: 1 + nested,
       saved: ledger.saved,
       requests: ledger.requests,
       retries: ledger.retries,
+    });
+  }
+
+  /** What `spent` (a payload, or the whole subscription's) comes to, with where it stands. */
+  #credits(spent: { used: number; saved: number; requests: number; retries: number }) {
+    return subscriptionCredits({
+      ...spent,
       estimate: this.#estimate,
       budget: this.#budget,
       spent: this.#spent,
@@ -267,15 +274,7 @@ export class LiveSubscription {
       ms: performance.now() - started,
       outcome: !error ? 'ok' : totals.payloads > 0 ? 'partial' : 'error',
       codes: code ? [code] : [],
-      credits: subscriptionCredits({
-        ...totals,
-        estimate: this.#estimate,
-        budget: this.#budget,
-        spent: this.#spent,
-        left: this.left,
-        remaining: this.#remaining,
-        quota: this.#quota,
-      }),
+      credits: this.#credits(totals),
       payloads: totals.payloads,
       traceId: booking?.trace?.traceId,
     };
