@@ -10,6 +10,7 @@ import { maskError } from './errors.js';
 import { createEstimator } from './estimate/estimate-operation.js';
 import type { Upstream } from './upstream/create-upstream.js';
 import type { LiveDeps } from './live/live-deps.js';
+import type { AlertsApi } from './alerts/alerts-api.js';
 import { useAdmission } from './plugins/use-admission.js';
 import { useAnswerKeeping } from './plugins/use-answer-keeping.js';
 import { useBufferedResponses } from './plugins/use-buffered-responses.js';
@@ -47,6 +48,8 @@ export interface AppDeps {
   graphiqlApiKey?: string;
   /** What subscriptions share (pollers, open feeds); absent, the schema's subscriptions refuse. */
   live?: LiveDeps;
+  /** The alerts (`ALERTS=on`); absent, the alert fields refuse. */
+  alerts?: AlertsApi;
   /** True once the process has begun to shut down (main.ts); never, without it. */
   shuttingDown?: () => boolean;
   /** Where Yoga's own messages go; absent, nowhere. */
@@ -119,6 +122,7 @@ function graphqlServer(config: Config, deps: AppDeps, endpoint: Endpoint) {
     admission,
     shared: deps.upstream.shared,
     live: deps.live,
+    alerts: deps.alerts,
   };
   return createYoga<Record<string, unknown>, Context>({
     schema: endpoint.schema,

@@ -1,5 +1,6 @@
 import type { GraphQLError } from 'graphql';
 import type { Admission } from './admission/admission.js';
+import type { AlertsApi } from './alerts/alerts-api.js';
 import type { DoorContext } from './admission/door-context.js';
 import type { Caller } from './auth/create-authenticator.js';
 import type { Config } from './config.js';
@@ -34,11 +35,17 @@ export interface Context extends DoorContext {
   fieldErrors: GraphQLError[];
   /** What subscriptions share, when the gateway serves them; the subscription fields use it. */
   live: LiveDeps | undefined;
+  /** The alerts, when the gateway serves them (`ALERTS=on`); the alert fields use them. */
+  alerts: AlertsApi | undefined;
   /**
    * The operation's subscription, once its field started one (`live/live-subscription.ts`):
    * what its last payload cost, for that payload's `extensions`.
    */
-  subscription?: { report(): CreditExtensions | undefined };
+  subscription?: {
+    report(): CreditExtensions | undefined;
+    /** The record of the payload being executed: its id and when it was discovered. */
+    readonly record?: { readonly id: string; readonly discoveredAt: string | null };
+  };
   /** The request's signal: aborts its upstream requests when the client goes away. */
   signal?: AbortSignal;
 }
@@ -59,6 +66,7 @@ export interface ContextDeps {
   admission: Admission;
   shared: SharedPipeline;
   live?: LiveDeps;
+  alerts?: AlertsApi;
 }
 
 /** What an operation's context takes from its request. */
@@ -109,6 +117,7 @@ export function contextOf(deps: ContextDeps, door: DoorContext, facts: RequestFa
     records: new RecordStore(upstream),
     fieldErrors: [] as GraphQLError[],
     live: deps.live,
+    alerts: deps.alerts,
     signal: facts.signal,
   } satisfies Partial<Context>;
 }

@@ -8,6 +8,8 @@ import { RedisLeases } from './live/redis-leases.js';
 import type { LiveDeps } from './live/live-deps.js';
 import { operationLog } from './logging/operation-log.js';
 import { schema } from './schema/index.js';
+import { createAlerts } from './alerts/create-alerts.js';
+import { createEstimator } from './estimate/estimate-operation.js';
 import { sharedRedisUrl, type Config } from './config.js';
 import { silentLogger, type Logger } from './logging/create-logger.js';
 import { upstreamLog } from './logging/upstream-log.js';
@@ -235,6 +237,20 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
     : undefined;
   await leases?.ready(REDIS_CONNECT_MS);
   const live = liveDeps(config, upstream, logger, metrics, () => shuttingDown, leases);
+  const alerts =
+    config.alerts === 'on'
+      ? createAlerts(config, {
+          admission,
+          estimate: createEstimator(schema, {
+            defaultPageSize: config.defaultPageSize,
+            maxPageSize: config.maxPageSize,
+            secret: config.cursorSecret,
+          }),
+          logger,
+          events: metrics?.alerts,
+        })
+      : undefined;
+  if (alerts) metrics?.alertQueue(() => alerts.depth());
   const {
     app,
     listener,
@@ -248,7 +264,9 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
     scrapeMetrics: metricsOnPublicPort(config) ? scrape : undefined,
     tracer,
     live,
+    alerts: alerts?.alerts,
   });
+  alerts?.start(app);
   return {
     app,
     listener,
@@ -268,6 +286,7 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
     async close() {
       live.registry.close();
       log.close();
+      await alerts?.close();
       await Promise.all([
         upstream.close(),
         quotas?.store.close(),

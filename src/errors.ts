@@ -36,9 +36,9 @@ export interface ErrorDetails {
   available?: number;
   /**
    * What `limit` bounds (TOO_MANY_SUBSCRIPTIONS): `key`, the pollers of one upstream key;
-   * `principal`, a principal's open subscriptions; `connection`, a WebSocket's.
+   * `principal`, a principal's open subscriptions; `connection`, a WebSocket's; `alerts`, a principal's alerts.
    */
-  scope?: 'key' | 'principal' | 'connection';
+  scope?: 'key' | 'principal' | 'connection' | 'alerts';
 }
 
 /** Where an error points, and what caused it (as a `GraphQLError` carries them). */

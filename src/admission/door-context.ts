@@ -54,6 +54,11 @@ export interface DoorContext {
   connection?: ConnectionCount;
   /** The request's booking, for its report and headers. */
   booking?: Booking;
+  /**
+   * An alert's subscription: where it resumes (the `discoveredAt` of the last record it took),
+   * over the `since` of its document.
+   */
+  resumeFrom?: string;
 }
 
 /**

@@ -9,7 +9,9 @@ export type Door =
   /** A whole answer kept from an earlier request, sent by the repeat-view front. */
   | 'answer'
   /** graphql-ws over a WebSocket. */
-  | 'websocket';
+  | 'websocket'
+  /** An alert's subscription, run by the gateway for its owner (`src/alerts/`). */
+  | 'alert';
 
 /**
  * What one operation came to: its log line and its metrics are made from it, alike for every

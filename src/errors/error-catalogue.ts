@@ -144,6 +144,11 @@ export const errorCatalogue = {
     when: `a subscription would go past a bound named by \`scope\`: \`principal\`, its principal has ${limit(settings.maxSubscriptionsPerPrincipal)} subscriptions open on this instance; \`connection\`, its WebSocket has ${limit(settings.maxSubscriptionsPerConnection)}; \`key\`, its upstream key has ${limit(settings.maxPollersPerKey)} pollers (distinct lists and filters) and it needs one more (the filters of a running subscription always fit). It may fit once another ends (see [Live signals](#live-signals-subscriptions)) ${nothingRuns}`,
     extensions: '`limit`, `scope`',
   },
+  NOT_FOUND: {
+    raisedBy: ['gateway'],
+    retryable: false,
+    when: "an alert or a delivery id names nothing the caller owns: it was deleted, or it is another caller's (whose alerts a caller never sees)",
+  },
   UPSTREAM_REQUESTS_EXCEEDED: {
     raisedBy: ['gateway'],
     retryable: false,

@@ -68,6 +68,11 @@ export type CreditCost =
    * plus what its nested fields cost. The estimate is per payload.
    */
   | { readonly kind: 'event' }
+  /**
+   * The gateway's own state (an alert, its deliveries): no upstream request, no credit, whatever
+   * is selected under it.
+   */
+  | { readonly kind: 'local' }
   | {
       readonly kind: 'references';
       readonly assumedSize: number;
@@ -82,6 +87,9 @@ export const creditCostExtension = (cost: CreditCost) => ({ creditCost: cost });
 export function creditCostOf(field: GraphQLField<unknown, unknown>): CreditCost | undefined {
   return field.extensions.creditCost as CreditCost | undefined;
 }
+
+/** The cost of a field over the gateway's own state (alerts). */
+export const LOCAL_COST = creditCostExtension({ kind: 'local' });
 
 /** The cost of every connection field. */
 export const CONNECTION_COST = creditCostExtension({ kind: 'connection' });

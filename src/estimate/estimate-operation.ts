@@ -89,6 +89,7 @@ class Walk {
       if (!isObjectType(named) && !isAbstractType(named)) continue;
       const subSets = selectionSets(nodes);
       const cost = creditCostOf(field);
+      if (cost?.kind === 'local') continue;
       if (cost?.kind === 'connection') {
         const args = getArgumentValues(field, node, this.variables);
         const first = this.#first(args);

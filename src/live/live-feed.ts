@@ -26,6 +26,8 @@ export interface FeedOptions {
   caughtUp?(credits: number): void;
   /** Told of the workspace's credits left, from the poll that found the record. */
   remaining?(credits: number | null): void;
+  /** Told of each record as it is handed out (its payload comes next). */
+  onRecord?(record: EventRecord): void;
   /** Told once when the feed ends, however it ends, with the error that ended it, if any. */
   onEnd?(error: Error | undefined): void;
   /** Ends the feed when it aborts (the client went away). */
@@ -114,6 +116,7 @@ export class LiveFeed implements AsyncIterableIterator<Delivery> {
           this.#queue = this.#queue.slice(this.#head);
           this.#head = 0;
         }
+        this.#options.onRecord?.(queued.record);
         return { done: false, value: { record: queued.record } };
       }
       await new Promise<void>((resolve) => (this.#wake = resolve));

@@ -8,6 +8,7 @@ import { ErrorCode, gatewayError } from '../errors.js';
 import type { EndpointFilters } from '../upstream/endpoints.js';
 import { UpstreamError } from '../upstream/upstream-error.js';
 import type { UpstreamSession } from '../upstream/upstream-session.js';
+import type { EventRecord } from './event-poller.js';
 import { LiveFeed, type Delivery } from './live-feed.js';
 import type { EventEndpoint } from './poller-registry.js';
 import { atTime } from './at-time.js';
@@ -61,9 +62,15 @@ export class LiveSubscription {
   /** The catch-up's hold until it returns (it settles to what the catch-up was charged). */
   #catchUp: QuotaHold | null = null;
   readonly #totals = { payloads: 0, used: 0, saved: 0, requests: 0, retries: 0 };
+  #record: EventRecord | undefined;
 
   constructor(context: Context) {
     this.#context = context;
+  }
+
+  /** The record of the payload being executed (or just executed). */
+  get record(): EventRecord | undefined {
+    return this.#record;
   }
 
   /** What the subscription may still spend of its budget. */
@@ -114,11 +121,13 @@ export class LiveSubscription {
       throw error;
     }
     const started = performance.now();
-    const from = request.since === null ? Date.now() : Date.parse(request.since);
+    // An alert resumes after the last record it took, whatever `since` its document says.
+    const since = context.resumeFrom ?? request.since;
+    const from = since === null ? Date.now() : Date.parse(since);
     let expiry: (() => void) | undefined;
     const feed: LiveFeed = new LiveFeed({
       from,
-      since: request.since,
+      since,
       capacity: () => Math.min(this.left, this.#catchUp?.taken ?? Infinity),
       join: (listener) =>
         live.registry.join(
@@ -132,6 +141,9 @@ export class LiveSubscription {
       },
       remaining: (credits) => {
         if (credits !== null) this.#remaining = credits;
+      },
+      onRecord: (record) => {
+        this.#record = record;
       },
       onEnd: (error) => {
         expiry?.();

@@ -5,6 +5,7 @@ import type { OperationReport } from '../admission/operation-report.js';
 import type { BreakerState } from '../upstream/circuit-breaker.js';
 import type { Exchange, UpstreamObserver } from '../upstream/upstream-observer.js';
 import { BoundedNames } from './bounded-names.js';
+import type { DeliveryEvents } from '../alerts/attempt-delivery.js';
 
 /** Distinct operation names kept as label values; later ones are `other`. */
 const MAX_OPERATION_NAMES = 200;
@@ -52,6 +53,9 @@ export class GatewayMetrics {
   readonly #rejections: Counter<'reason'>;
   readonly #answered: Counter;
   readonly #answeredCredits: Counter;
+  /** The alerts' deliveries: attempts by outcome, and the time from discovery to delivery. */
+  readonly alerts: DeliveryEvents;
+  #alertQueue: (() => number) | undefined;
 
   /**
    * @param options.processMetrics also collect Node's default process metrics (CPU, memory, event
@@ -106,6 +110,31 @@ export class GatewayMetrics {
       help: 'Credits the pages of the answers sent again would have cost (saved)',
       registers,
     });
+    const attempts = new Counter({
+      name: 'gateway_alert_deliveries_total',
+      help: 'Attempts at alert deliveries, by outcome: delivered (2xx), retry (failed, tried again later), failed (given up, or the alert disabled)',
+      labelNames: ['outcome'],
+      registers,
+    });
+    const delivery = new Histogram({
+      name: 'gateway_alert_delivery_seconds',
+      help: "From a record's discovery by the service to its delivery's acknowledgement by the receiver",
+      buckets: [0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 21600, 86400],
+      registers,
+    });
+    const pending: Gauge = new Gauge({
+      name: 'gateway_alert_deliveries_pending',
+      help: 'Alert deliveries not acknowledged yet: the queue of this instance (with Redis, of all)',
+      registers,
+      collect: () => {
+        const depth = this.#alertQueue?.();
+        if (depth !== undefined) pending.set(depth);
+      },
+    });
+    this.alerts = {
+      attempted: (outcome) => attempts.inc({ outcome }),
+      delivered: (latencyMs) => delivery.observe(latencyMs / 1000),
+    };
     const requests = new Counter({
       name: 'gateway_upstream_requests_total',
       help: 'HTTP requests sent to the service, by endpoint and status class (or timeout, network, malformed, aborted)',
@@ -275,6 +304,11 @@ export class GatewayMetrics {
         breakerChanges.inc({ state });
       },
     };
+  }
+
+  /** Where the depth of the alert deliveries' queue is read, at each scrape. */
+  alertQueue(depth: () => number): void {
+    this.#alertQueue = depth;
   }
 
   /** Counts one GraphQL operation, from its report. */

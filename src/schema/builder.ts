@@ -14,6 +14,7 @@ export interface SchemaTypes {
   Scalars: {
     DateTime: { Input: string; Output: string | Date };
     SafeInt: { Input: number; Output: number | string };
+    JSON: { Input: unknown; Output: unknown };
   };
   DefaultEdgesNullability: false;
   DefaultNodeNullability: false;

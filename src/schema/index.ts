@@ -10,6 +10,7 @@ import './exec-move.js';
 import './acquisition.js';
 import './funding-event.js';
 import './subscriptions.js';
+import './alerts.js';
 import './node.js';
 import './entities.js';
 import { withEntitiesField } from './entities-field.js';

@@ -1,4 +1,4 @@
-import { Kind } from 'graphql';
+import { Kind, type ValueNode } from 'graphql';
 import { ErrorCode, gatewayError } from '../errors.js';
 import { builder } from './builder.js';
 
@@ -79,3 +79,37 @@ builder.scalarType('SafeInt', {
   parseValue: toSafeInt,
   parseLiteral: (ast) => toSafeInt(ast.kind === Kind.INT ? ast.value : undefined),
 });
+
+builder.scalarType('JSON', {
+  description:
+    "Any JSON value (an alert's variables), written as it is: an object, a list, a string, a number, a boolean or null.",
+  serialize: (value) => value,
+  parseValue: (value) => value,
+  parseLiteral: (node) => literalValue(node),
+});
+
+/** The JSON value of a literal written in a document (variables inside it are refused). */
+function literalValue(node: ValueNode): unknown {
+  switch (node.kind) {
+    case Kind.NULL:
+      return null;
+    case Kind.INT:
+    case Kind.FLOAT:
+      return Number(node.value);
+    case Kind.STRING:
+    case Kind.ENUM:
+      return node.value;
+    case Kind.BOOLEAN:
+      return node.value;
+    case Kind.LIST:
+      return node.values.map(literalValue);
+    case Kind.OBJECT:
+      return Object.fromEntries(
+        node.fields.map((field) => [field.name.value, literalValue(field.value)]),
+      );
+    default:
+      throw invalid(
+        'A JSON value written in the document cannot hold a variable: pass the whole value as a variable instead.',
+      );
+  }
+}
