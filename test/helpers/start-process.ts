@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -61,7 +64,14 @@ export async function startGatewayProcess(
   const args = dist ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts'];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
-    env: { ...environmentWithoutSettings(), PORT: String(port), HOST: '127.0.0.1', ...env },
+    env: {
+      ...environmentWithoutSettings(),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      // Each process its own alerts file (the default `data/` would be every test's at once).
+      ALERTS_DATA_DIR: mkdtempSync(join(tmpdir(), 'gateway-alerts-')),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   started.add(child);

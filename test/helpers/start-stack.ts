@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defaultConfig, type Config } from '../../src/config.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { serveGateway } from '../../src/serve-gateway.js';
@@ -88,7 +91,14 @@ export async function startGateway(
   sandbox: Sandbox,
   options: GatewayOptions = {},
 ): Promise<Gateway> {
-  const config: Config = { ...defaultConfig, port: 0, host: '127.0.0.1', ...options.config };
+  const config: Config = {
+    ...defaultConfig,
+    port: 0,
+    host: '127.0.0.1',
+    // Each gateway its own alerts file (the default `data/` would be every test's at once).
+    alertsDataDir: mkdtempSync(join(tmpdir(), 'gateway-alerts-')),
+    ...options.config,
+  };
   const serving = await serveGateway(config, {
     upstreamUrl: sandbox.url,
     graphiqlApiKey: sandbox.keys.demo,
