@@ -5,6 +5,7 @@ import { createAuthenticator } from './auth/create-authenticator.js';
 import type { Quotas } from './credits/quota-account.js';
 import { PollerRegistry } from './live/poller-registry.js';
 import { RedisLeases } from './live/redis-leases.js';
+import { RedisLink } from './redis/redis-link.js';
 import type { LiveDeps } from './live/live-deps.js';
 import { operationLog } from './logging/operation-log.js';
 import { schema } from './schema/index.js';
@@ -82,6 +83,7 @@ export function metricsOnPublicPort(config: Config): boolean {
 export function upstreamOptions(
   config: Config,
   baseUrl: string,
+  link?: RedisLink,
 ): UpstreamOptions & { cache: PageCacheOptions } {
   return {
     baseUrl,
@@ -93,7 +95,7 @@ export function upstreamOptions(
       ttlMs: config.cacheTtlSeconds * 1000,
       staleMs: config.cacheStaleSeconds * 1000,
       maxBytes: config.cacheMaxMb * 1024 * 1024,
-      url: sharedRedisUrl(config),
+      link,
       secret: config.cursorSecret,
     },
   };
@@ -106,7 +108,7 @@ export function upstreamOptions(
 function quotaOptions(
   config: Config,
   upstreamUrl: string,
-  redisUrl: string | null,
+  link: RedisLink | undefined,
   logger: Logger,
   metrics: GatewayMetrics | undefined,
 ): Quotas {
@@ -121,7 +123,7 @@ function quotaOptions(
     refunded: (credits) => metrics?.quota.refunded(credits),
   };
   const store = createQuotaStore({
-    url: redisUrl,
+    link,
     secret: config.cursorSecret,
     upstream: upstreamUrl,
     observer,
@@ -188,21 +190,37 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
         })
       : undefined;
   const log = upstreamLog(logger);
-  const settings = upstreamOptions(config, parts.upstreamUrl);
+  const redisUrl = sharedRedisUrl(config);
+  const link = redisUrl
+    ? new RedisLink({
+        url: redisUrl,
+        onChange(state, reason) {
+          metrics?.redis(state);
+          if (state === 'down') {
+            logger.warn(
+              `shared Redis: not asked until it answers again (${reason}); pages, answers, quotas and pollers are this instance's own meanwhile`,
+            );
+          } else {
+            logger.info('shared Redis: answering again; shared state is back in Redis');
+          }
+        },
+      })
+    : undefined;
+  const settings = upstreamOptions(config, parts.upstreamUrl, link);
   const upstream = createUpstream({
     ...settings,
     cache: { ...settings.cache, onError: (message) => logger.warn(message) },
     observer: metrics ? observeAll(metrics.upstream, log.observer) : log.observer,
     ...parts.upstream,
   });
-  const redisUrl = sharedRedisUrl(config);
-  if (redisUrl) {
-    await upstream.ready(REDIS_CONNECT_MS);
+  if (link) {
+    await link.ready(REDIS_CONNECT_MS);
+    if (link.up) metrics?.redis('up', { changed: false });
     logger.info(`page cache: shared, in Redis (${config.redisUrl ? 'REDIS_URL' : 'CACHE_URL'})`);
   }
   const quotas =
     config.creditQuota || config.jwtQuotaClaim
-      ? quotaOptions(config, parts.upstreamUrl, redisUrl, logger, metrics)
+      ? quotaOptions(config, parts.upstreamUrl, link, logger, metrics)
       : undefined;
 
   const tracer = await loadTracer(config, { upstreamUrl: parts.upstreamUrl, logger });
@@ -224,9 +242,9 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
     },
   });
   let shuttingDown = false;
-  const leases = redisUrl
+  const leases = link
     ? new RedisLeases({
-        url: redisUrl,
+        link,
         upstream: parts.upstreamUrl,
         secret: config.cursorSecret,
         ttlMs: Math.max(3 * config.pollIntervalSeconds * 1000, LEASE_MIN_MS),
@@ -248,6 +266,7 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
     scrapeMetrics: metricsOnPublicPort(config) ? scrape : undefined,
     tracer,
     live,
+    redisState: link && (() => link.state),
   });
   return {
     app,
@@ -274,6 +293,7 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
         leases?.close(),
         tracer?.shutdown(),
       ]);
+      await link?.close();
     },
   };
 }

@@ -1,5 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import type { RedisLink } from '../redis/redis-link.js';
 import { failFastRedis, sharedPrefix } from '../redis/shared-redis.js';
 import type { PollerLease, PollResult } from './event-poller.js';
 
@@ -26,7 +27,8 @@ return 0
 
 /** Options of {@link RedisLeases}. */
 export interface RedisLeaseOptions {
-  url: string;
+  /** The process's link to the shared Redis (`REDIS_URL`): while it is down, each instance polls. */
+  link: RedisLink;
   /** The upstream's URL: pollers of two services share nothing. */
   upstream: string;
   /** Names are keyed with it (`CURSOR_SECRET`): a poller's name holds a hash of its workspace key. */
@@ -64,9 +66,8 @@ export class RedisLeases {
   constructor(options: RedisLeaseOptions) {
     this.#options = options;
     this.#prefix = `${sharedPrefix(options.upstream)}live:`;
-    this.#client = failFastRedis(options.url);
-    this.#client.on('error', () => undefined);
-    this.#subscriber = failFastRedis(options.url);
+    this.#client = options.link.client;
+    this.#subscriber = failFastRedis(options.link.url);
     this.#subscriber.on('error', () => undefined);
     this.#subscriber.on('messageBuffer', (channel: Buffer, message: Buffer) => {
       const handlers = this.#handlers.get(channel.toString());
@@ -95,12 +96,14 @@ export class RedisLeases {
     const client = this.#client;
     const { ttlMs } = this.#options;
     const fail = (what: string) => (error: unknown) => {
+      this.#options.link.failed(error);
       this.#options.onError?.(
         `subscriptions: Redis failed (${what}: ${(error as Error).message}); this instance polls on its own`,
       );
     };
     return {
       acquire: async () => {
+        if (!this.#options.link.up) return { lead: true, mark: null };
         try {
           const held = (await client.eval(TAKE, 1, lease, this.#id, ttlMs)) === 1;
           return { lead: held, mark: held ? await client.get(mark) : null };
@@ -161,8 +164,8 @@ export class RedisLeases {
     await Promise.all([wait(this.#client), wait(this.#subscriber)]);
   }
 
+  /** The link's client is the process's: whoever made it closes it. */
   async close(): Promise<void> {
     this.#subscriber.disconnect();
-    await this.#client.quit().catch(() => this.#client.disconnect());
   }
 }

@@ -52,6 +52,8 @@ export class GatewayMetrics {
   readonly #rejections: Counter<'reason'>;
   readonly #answered: Counter;
   readonly #answeredCredits: Counter;
+  readonly #redisUp: Gauge;
+  readonly #redisChanges: Counter<'state'>;
 
   /**
    * @param options.processMetrics also collect Node's default process metrics (CPU, memory, event
@@ -183,6 +185,18 @@ export class GatewayMetrics {
       registers,
     });
     breakerState.set(0);
+    this.#redisUp = new Gauge({
+      name: 'gateway_redis_up',
+      help: 'Whether the shared Redis (REDIS_URL) is asked now: 1, or 0 while it timed out or was unreachable and each instance serves from its own state (the least of the workers)',
+      registers,
+      aggregator: 'min',
+    });
+    this.#redisChanges = new Counter({
+      name: 'gateway_redis_state_changes_total',
+      help: 'Changes of the link to the shared Redis, by the state entered (up, down)',
+      labelNames: ['state'],
+      registers,
+    });
     const quotaRefusals = new Counter({
       name: 'gateway_quota_refusals_total',
       help: "Operations refused because their estimate did not fit the principal's credit quota",
@@ -275,6 +289,12 @@ export class GatewayMetrics {
         breakerChanges.inc({ state });
       },
     };
+  }
+
+  /** The link to the shared Redis changed state (`changed: false`: its first state, at boot). */
+  redis(state: 'up' | 'down', { changed = true } = {}): void {
+    this.#redisUp.set(state === 'up' ? 1 : 0);
+    if (changed) this.#redisChanges.inc({ state });
   }
 
   /** Counts one GraphQL operation, from its report. */

@@ -263,7 +263,6 @@ describe('with Redis down', () => {
         cache: {
           ttlMs: 60_000,
           maxBytes: 1 << 20,
-          url: down.url,
           onError: (message) => reports.push(message),
         },
       },

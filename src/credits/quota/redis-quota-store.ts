@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
-import type { Redis } from 'ioredis';
-import { failFastRedis, sharedPrefix } from '../../redis/shared-redis.js';
+import { RedisDown, type RedisLink } from '../../redis/redis-link.js';
+import { sharedPrefix } from '../../redis/shared-redis.js';
 import type { CreditQuota } from './credit-quota.js';
 import { MemoryQuotaStore } from './memory-quota-store.js';
 import type { QuotaAnswer, QuotaObserver, QuotaPartAnswer, QuotaStore } from './quota-store.js';
@@ -50,8 +50,8 @@ type BucketCommand = (
 
 /** Options of {@link RedisQuotaStore}. */
 export interface RedisQuotaStoreOptions {
-  /** `redis://[user:password@]host:port[/db]` (`REDIS_URL`). */
-  url: string;
+  /** The process's link to the shared Redis (`REDIS_URL`): nothing is asked while it is down. */
+  link: RedisLink;
   /** Signs the principal in the bucket's name (`CURSOR_SECRET`): Redis never holds a key or `sub`. */
   secret: string;
   /** The service's base URL: buckets live under the same prefix as its pages. */
@@ -69,7 +69,6 @@ export interface RedisQuotaStoreOptions {
  * Redis again. A reservation is settled where it was taken.
  */
 export class RedisQuotaStore implements QuotaStore {
-  readonly #redis: Redis;
   readonly #bucket: BucketCommand;
   readonly #options: RedisQuotaStoreOptions;
   readonly #prefix: string;
@@ -79,12 +78,14 @@ export class RedisQuotaStore implements QuotaStore {
     this.#options = options;
     this.#prefix = `${sharedPrefix(options.upstream)}quota:`;
     this.#fallback = options.fallback ?? new MemoryQuotaStore();
-    this.#redis = failFastRedis(options.url);
-    // Failed commands report themselves; the connection's own errors would only repeat them.
-    this.#redis.on('error', () => {});
-    this.#redis.defineCommand('bsgQuotaBucket', { numberOfKeys: 1, lua: BUCKET_SCRIPT });
-    const redis = this.#redis as unknown as Record<'bsgQuotaBucket', BucketCommand>;
-    this.#bucket = redis.bsgQuotaBucket.bind(this.#redis);
+    const { client } = options.link;
+    client.defineCommand('bsgQuotaBucket', { numberOfKeys: 1, lua: BUCKET_SCRIPT });
+    const redis = client as unknown as Record<'bsgQuotaBucket', BucketCommand>;
+    // While the link is down, nothing is asked: this instance's memory serves at once.
+    this.#bucket = (...args) => {
+      if (!options.link.up) throw new RedisDown();
+      return redis.bsgQuotaBucket.apply(client, args);
+    };
   }
 
   async reserve(principal: string, quota: CreditQuota, cost: number): Promise<QuotaAnswer> {
@@ -139,13 +140,9 @@ export class RedisQuotaStore implements QuotaStore {
     }
   }
 
+  /** The link is the process's: whoever made it closes it. */
   async close(): Promise<void> {
     await this.#fallback.close();
-    try {
-      await this.#redis.quit();
-    } catch {
-      this.#redis.disconnect();
-    }
   }
 
   #name(principal: string): string {
@@ -153,6 +150,7 @@ export class RedisQuotaStore implements QuotaStore {
   }
 
   #failed(error: unknown): void {
+    if (!(error instanceof RedisDown)) this.#options.link.failed(error);
     this.#options.observer.fellBack(error instanceof Error ? error.message : String(error));
   }
 }

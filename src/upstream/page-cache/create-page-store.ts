@@ -2,6 +2,7 @@ import { DEFAULT_CURSOR_SECRET } from '../../config.js';
 import { MemoryPageStore } from './memory-page-store.js';
 import type { PageStore } from './page-store.js';
 import { RedisPageStore } from './redis-page-store.js';
+import type { RedisLink } from '../../redis/redis-link.js';
 
 /** Options of the page cache (`CACHE_*` settings). */
 export interface PageCacheOptions {
@@ -14,8 +15,8 @@ export interface PageCacheOptions {
   staleMs?: number;
   /** Bound of the memory store: bytes of the bodies held. */
   maxBytes: number;
-  /** A Redis URL: the cache lives there, shared by the instances that name it. */
-  url?: string | null;
+  /** The process's link to the shared Redis: the cache lives there, shared by the instances. */
+  link?: RedisLink;
   /** Told when the shared cache fails (at most one message per {@link ERROR_REPORT_MS}). */
   onError?: (message: string) => void;
   /** The key shared-cache names are signed with (`CURSOR_SECRET`). */
@@ -52,9 +53,9 @@ export function createPageStore(
   options: PageCacheOptions,
   { claimMs, upstream }: { claimMs: number; upstream: string },
 ): PageStore {
-  if (!options.url) return new MemoryPageStore(options);
+  if (!options.link) return new MemoryPageStore(options);
   return new RedisPageStore({
-    url: options.url,
+    link: options.link,
     ttlMs: options.ttlMs,
     staleMs: options.staleMs ?? 0,
     claimMs,

@@ -1,16 +1,16 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChainableCommander, Redis } from 'ioredis';
-import { failFastRedis, sharedPrefix } from '../../redis/shared-redis.js';
+import { RedisDown, type RedisLink } from '../../redis/redis-link.js';
+import { sharedPrefix } from '../../redis/shared-redis.js';
 import type { ListEnvelope, UpstreamRecord } from '../types.js';
 import { ownerOf } from './page-key.js';
 import type { CachedPage, PageStore, StalePage, StoredAnswer } from './page-store.js';
 
 /** Options of {@link RedisPageStore}. */
 export interface RedisPageStoreOptions {
-  /** `redis://[user:password@]host:port[/db]` (or `rediss://`). */
-  url: string;
+  /** The process's link to the shared Redis (`REDIS_URL`): nothing is asked while it is down. */
+  link: RedisLink;
   ttlMs: number;
   /** How long a page is kept past its TTL, for `getStale` (`CACHE_STALE_SECONDS`); 0, not at all. */
   staleMs: number;
@@ -77,11 +77,11 @@ const REVOKE_RETRY_MS = 500;
  * revocation Redis does not take (down, cut off) is sent again before this instance reads or
  * writes anything, and every {@link REVOKE_RETRY_MS}, until Redis takes it.
  *
- * Commands fail at once while Redis is unreachable (no offline queue, a short command timeout):
- * a page is then a miss, a claim granted, and each failure is reported to `onError`.
+ * Nothing is asked while the link is down (a command timed out, or Redis was unreachable): a page
+ * is then a miss, a claim granted, an entry not written; each failure that took it down is
+ * reported to `onError`.
  */
 export class RedisPageStore implements PageStore {
-  readonly #redis: Redis;
   readonly #options: RedisPageStoreOptions;
   /** Names this instance's claims. */
   readonly #token = randomUUID();
@@ -95,11 +95,19 @@ export class RedisPageStore implements PageStore {
   constructor(options: RedisPageStoreOptions) {
     this.#options = options;
     this.#prefix = sharedPrefix(options.upstream);
-    this.#redis = failFastRedis(options.url);
-    this.#redis.on('error', (error: Error) => this.#failed(error));
-    this.#redis.defineCommand('bsgPageStore', { numberOfKeys: 2, lua: STORE });
-    const redis = this.#redis as unknown as Record<'bsgPageStore', StoreCommand>;
-    this.#store = redis.bsgPageStore.bind(this.#redis);
+    const { client } = options.link;
+    client.defineCommand('bsgPageStore', { numberOfKeys: 2, lua: STORE });
+    const redis = client as unknown as Record<'bsgPageStore', StoreCommand>;
+    this.#store = (...args) => {
+      if (!options.link.up) throw new RedisDown();
+      return redis.bsgPageStore.apply(client, args);
+    };
+  }
+
+  /** The client, while the link is up; else {@link RedisDown} thrown (every caller's fallback). */
+  get #redis(): Redis {
+    if (!this.#options.link.up) throw new RedisDown();
+    return this.#options.link.client;
   }
 
   /** How long an entry, and so its owner's epoch, may live: the TTL and the stale window. */
@@ -271,13 +279,7 @@ export class RedisPageStore implements PageStore {
   }
 
   async ready(timeoutMs: number): Promise<void> {
-    if (this.#redis.status === 'ready') return;
-    const controller = new AbortController();
-    await Promise.race([
-      once(this.#redis, 'ready', { signal: controller.signal }).catch(() => {}),
-      sleep(timeoutMs, undefined, { signal: controller.signal }).catch(() => {}),
-    ]);
-    controller.abort();
+    await this.#options.link.ready(timeoutMs);
   }
 
   /** Redis bounds its own memory (`maxmemory`): its figures are Redis's to report. */
@@ -285,16 +287,14 @@ export class RedisPageStore implements PageStore {
     return undefined;
   }
 
+  /** The link is the process's: whoever made it closes it. */
   async close(): Promise<void> {
     if (this.#retry) clearInterval(this.#retry);
-    try {
-      await this.#redis.quit();
-    } catch {
-      this.#redis.disconnect();
-    }
   }
 
   #failed(error: unknown): void {
+    if (error instanceof RedisDown) return;
+    this.#options.link.failed(error);
     const reason = error instanceof Error ? error.message : String(error);
     this.#options.onError(`page cache: Redis failed (${reason}); serving from the service`);
   }
