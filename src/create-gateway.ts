@@ -103,7 +103,8 @@ export function upstreamOptions(
 
 /**
  * The credit quotas' store (in `redisUrl`, shared, else in memory) and observer: the metrics, and
- * a warning at most every 30 s while Redis fails and this instance's memory serves instead.
+ * a warning at most every 30 s while Redis fails and this instance reserves on its own (from the
+ * levels it last heard, carried to Redis once it answers), or drops settlements kept for it.
  */
 function quotaOptions(
   config: Config,
@@ -113,14 +114,22 @@ function quotaOptions(
   metrics: GatewayMetrics | undefined,
 ): Quotas {
   const warn = throttled((message) => logger.warn(message));
+  const warnDropped = throttled((message) => logger.warn(message));
   const observer: QuotaObserver = {
     fellBack(reason) {
       metrics?.quota.fellBack();
-      warn(`credit quotas: Redis failed (${reason}); enforced by this instance alone, in memory`);
+      warn(
+        `credit quotas: Redis failed (${reason}); this instance reserves on its own, from the levels it last heard, and carries what it takes to Redis once it answers`,
+      );
     },
     refused: () => metrics?.quota.refused(),
     reserved: (credits) => metrics?.quota.reserved(credits),
     refunded: (credits) => metrics?.quota.refunded(credits),
+    dropped(settlements) {
+      warnDropped(
+        `credit quotas: Redis has been away too long; dropped ${settlements} settlement(s) kept for it (their refunds are lost: those buckets refill with time)`,
+      );
+    },
   };
   const store = createQuotaStore({
     link,
