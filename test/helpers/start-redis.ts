@@ -11,6 +11,12 @@ export interface RedisServer {
   flush(): Promise<void>;
   /** Stops the server (a gateway pointing at it then finds it down). */
   stop(): Promise<void>;
+  /** Freezes the server (SIGSTOP): connections stay open, and no command is answered. */
+  pause(): void;
+  /** Lets a paused server go on (SIGCONT): it answers what was sent meanwhile. */
+  resume(): void;
+  /** Stops the server and starts another on the same port: the same address, nothing kept. */
+  restart(): Promise<void>;
 }
 
 async function freePort(): Promise<number> {
@@ -21,12 +27,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/**
- * Starts Debian's `redis-server` (CI installs it as it installs chromium): `--save ''
- * --appendonly no`, so nothing touches the disk. `args` adds settings, e.g. `--maxmemory 2mb`.
- */
-export async function startRedis(args: string[] = []): Promise<RedisServer> {
-  const port = await freePort();
+/** Starts `redis-server` on `port` and resolves once it answers a PING. */
+async function spawnRedis(port: number, args: string[]): Promise<ChildProcess> {
   const child: ChildProcess = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...args],
@@ -37,21 +39,49 @@ export async function startRedis(args: string[] = []): Promise<RedisServer> {
       reject(new Error(`redis-server could not start (apt-get install redis-server): ${error}`)),
     ),
   );
-  const url = `redis://127.0.0.1:${port}`;
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+  const client = new Redis(`redis://127.0.0.1:${port}`, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+  });
   client.on('error', () => {});
   const ready = (async () => {
-    for (let attempt = 0; attempt < 100; attempt++) {
-      try {
-        if (client.status !== 'ready') await client.connect();
-        if ((await client.ping()) === 'PONG') return;
-      } catch {
-        await sleep(50);
+    try {
+      for (let attempt = 0; attempt < 100; attempt++) {
+        try {
+          if (client.status !== 'ready') await client.connect();
+          if ((await client.ping()) === 'PONG') return;
+        } catch {
+          await sleep(50);
+        }
       }
+      throw new Error(`redis-server did not answer on port ${port}`);
+    } finally {
+      client.disconnect();
     }
-    throw new Error(`redis-server did not answer on port ${port}`);
   })();
   await Promise.race([ready, spawned]);
+  return child;
+}
+
+/** Stops `child` (SIGCONT first, in case it is paused) and waits for it to exit. */
+async function stopRedis(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGCONT');
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/**
+ * Starts Debian's `redis-server` (CI installs it as it installs chromium): `--save ''
+ * --appendonly no`, so nothing touches the disk. `args` adds settings, e.g. `--maxmemory 2mb`.
+ */
+export async function startRedis(args: string[] = []): Promise<RedisServer> {
+  const port = await freePort();
+  let child = await spawnRedis(port, args);
+  const url = `redis://127.0.0.1:${port}`;
+  const client = new Redis(url, { maxRetriesPerRequest: 0 });
+  client.on('error', () => {});
   return {
     url,
     port,
@@ -60,10 +90,17 @@ export async function startRedis(args: string[] = []): Promise<RedisServer> {
     },
     async stop() {
       client.disconnect();
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      await stopRedis(child);
+    },
+    pause() {
+      child.kill('SIGSTOP');
+    },
+    resume() {
+      child.kill('SIGCONT');
+    },
+    async restart() {
+      await stopRedis(child);
+      child = await spawnRedis(port, args);
     },
   };
 }
