@@ -44,7 +44,8 @@ async function gateway(options: GatewayOptions = {}) {
 }
 beforeEach(async () => {
   sandbox.reset();
-  redis = await startRedis();
+  // DEBUG allowed from loopback: a test makes Redis slow with DEBUG SLEEP.
+  redis = await startRedis(['--enable-debug-command', 'local']);
 });
 afterEach(async () => {
   sandbox.setLatency({ fixedMs: 0 });
@@ -140,15 +141,20 @@ describe('Redis killed, then restarted empty', () => {
   });
 });
 
-describe('Redis hung (SIGSTOP), then going on (SIGCONT)', () => {
-  it('one command waits out its timeout, then nothing asks Redis: every repeat is served from memory at no cost', async () => {
+describe('Redis hung (SIGSTOP) or slow (DEBUG SLEEP: each command past its 500 ms timeout)', () => {
+  /**
+   * Runs a query, stalls Redis with `stall`, sends 20 repeats (the answer, and the page through
+   * another operation), ends the stall with `end`: each repeat is served from memory at no cost,
+   * and Redis was sent one command meanwhile, besides the link's probes.
+   */
+  async function repeatsWhileStalled(stall: (stats: Redis) => () => Promise<unknown>) {
     const gw = await gateway();
     const ran = await gw.gql(ROUNDS);
     expect(ran.extensions!.credits).toMatchObject({ used: 10 });
     const stats = new Redis(redis.url);
     try {
       await stats.config('RESETSTAT');
-      redis.pause();
+      const end = stall(stats);
       sandbox.reset();
       for (let i = 0; i < 10; i++) {
         const repeat = await gw.gql(ROUNDS);
@@ -159,11 +165,15 @@ describe('Redis hung (SIGSTOP), then going on (SIGCONT)', () => {
       expect(spent()).toEqual({ requests: 0, credits: 0 });
       expect(await redisUp(gw)).toBe(0);
 
-      redis.resume();
-      // What was sent to Redis during the pause, run now: for 20 requests, the one command that
+      await end();
+      // What was sent to Redis during the stall, run now: for 20 requests, the one command that
       // timed out (and took the link down), besides the link's probes (a PING a second).
-      const calls = await commandCalls(stats);
-      const { ping: _probes, 'config|resetstat': _resetstat, ...others } = calls;
+      const {
+        ping: _probes,
+        'config|resetstat': _resetstat,
+        debug: _sleep,
+        ...others
+      } = await commandCalls(stats);
       expect(others).toEqual({ get: 1 });
 
       await until(gw, 1);
@@ -172,6 +182,20 @@ describe('Redis hung (SIGSTOP), then going on (SIGCONT)', () => {
     } finally {
       stats.disconnect();
     }
+  }
+
+  it('hung: one command waits out its timeout, then nothing asks Redis; every repeat is served from memory at no cost', async () => {
+    await repeatsWhileStalled(() => {
+      redis.pause();
+      return async () => redis.resume();
+    });
+  });
+
+  it('slow: the same', async () => {
+    await repeatsWhileStalled((stats) => {
+      const sleeping = stats.call('DEBUG', 'SLEEP', '3');
+      return () => sleeping;
+    });
   });
 
   it('a claim on a fetch that could not be given up while Redis hung is given up once it answers: no other instance waits for it', async () => {
