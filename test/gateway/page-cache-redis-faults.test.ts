@@ -198,24 +198,35 @@ describe('Redis hung (SIGSTOP) or slow (DEBUG SLEEP: each command past its 500 m
     });
   });
 
-  it('a claim on a fetch that could not be given up while Redis hung is given up once it answers: no other instance waits for it', async () => {
-    // OPERATION_TIMEOUT_MS=5000 here: an instance that waited for the claim until it expires
-    // (about 44 s with the defaults) would fail the operation instead.
+  it('a claim on a fetch that could not be given up while Redis hung is given up as soon as it answers', async () => {
     const a = await gateway();
-    const b = await gateway({ config: { operationTimeoutMs: 5_000 } });
+    const b = await gateway();
     sandbox.setLatency({ fixedMs: 800 });
     // a claims the page's fetch in Redis, and sends it.
     const claimed = a.gql(COMPANIES);
     await sleep(300);
     redis.pause();
-    // Meanwhile a Redis command of a's times out: its link goes down before the page comes.
+    // Meanwhile a Redis command of a's times out: its link goes down before the page comes, so
+    // it can neither store the page in Redis nor give up its claim there.
     expect((await a.gql(ROUNDS)).errors).toBeUndefined();
     expect((await claimed).extensions!.credits).toMatchObject({ used: 5 });
     redis.resume();
     await until(a, 1);
+    // Given up within a second of the link's return (its lease, renewed by the commands Redis ran
+    // late, would keep it 3 s).
+    const client = new Redis(redis.url);
+    try {
+      let claims = await client.keys('*:claim:*');
+      for (const started = Date.now(); claims.length > 0 && Date.now() - started < 1_000;) {
+        await sleep(50);
+        claims = await client.keys('*:claim:*');
+      }
+      expect(claims).toEqual([]);
+    } finally {
+      client.disconnect();
+    }
     sandbox.setLatency({ fixedMs: 0 });
     sandbox.reset();
-
     const other = await b.gql(COMPANIES);
     expect(other.errors).toBeUndefined();
     expect(other.extensions!.credits).toMatchObject({ used: 5 });
@@ -257,6 +268,32 @@ describe('an instance cut off from Redis (a TCP link the test cuts), the other n
       expect(fromPage.data?.fundingEvents ?? null).toBeNull();
       expect(codeOf(fromPage)).toBe('UNAUTHORIZED');
       expect(sandbox.requestLog().map((entry) => entry.status)).toEqual([401, 401, 401, 401]);
+    } finally {
+      await link.close();
+    }
+  });
+});
+
+describe('an instance cut off while it fetches a page it claimed', () => {
+  it('the others wait for its claim no longer than its lease (3 s), then fetch the page themselves', async () => {
+    // OPERATION_TIMEOUT_MS=5000 here: a claim that outlived its holder's link until it expires
+    // (about 44 s with the defaults) would fail the operation instead.
+    const link = await cuttableLink(redis.port);
+    try {
+      const a = await gateway({ config: { redisUrl: link.url } });
+      const b = await gateway({ config: { operationTimeoutMs: 5_000 } });
+      sandbox.setLatency({ fixedMs: 1_000 });
+      // a claims the page's fetch in Redis, and sends it; then it is cut off.
+      const claimed = a.gql(COMPANIES);
+      await sleep(300);
+      link.cut();
+      sandbox.setLatency({ fixedMs: 0 });
+      const other = await b.gql(COMPANIES);
+      expect(other.errors).toBeUndefined();
+      expect(other.extensions!.credits).toMatchObject({ used: 5 });
+      expect((await claimed).errors).toBeUndefined();
+      // Each fetched it once: a alone while cut off, b once a's claim lapsed.
+      expect(spent()).toEqual({ requests: 2, credits: 10 });
     } finally {
       await link.close();
     }

@@ -14,7 +14,7 @@ export interface RedisPageStoreOptions {
   ttlMs: number;
   /** How long a page is kept past its TTL, for `getStale` (`CACHE_STALE_SECONDS`); 0, not at all. */
   staleMs: number;
-  /** How long a claim on a page's fetch lasts at most (an instance that dies frees it then). */
+  /** How long a claim on a page's fetch is held at most: the whole call, retries included. */
   claimMs: number;
   /** Told when Redis fails; the store goes on as if the page were not cached. */
   onError: (message: string) => void;
@@ -29,6 +29,17 @@ export interface RedisPageStoreOptions {
 
 /** Deletes a claim only if it is still this instance's (it may have expired and been retaken). */
 const RELEASE_CLAIM = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`;
+
+/** Extends a claim (KEYS[1]) by ARGV[2] ms only if it is still this instance's (ARGV[1]). */
+const RENEW_CLAIM = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0`;
+
+/**
+ * How long a claim lives unless renewed: its holder renews it every {@link CLAIM_RENEW_MS} while
+ * the fetch runs (up to `claimMs`), so that a holder that dies, hangs or is cut off from Redis
+ * holds the others up for at most this long.
+ */
+const CLAIM_LEASE_MS = 3_000;
+const CLAIM_RENEW_MS = 1_000;
 
 /** Pauses between looks at a page another instance is fetching: soon at first, then less often. */
 const POLL_MS = [2, 5, 10, 20, 40, 50];
@@ -85,9 +96,10 @@ export interface SharedAnswer {
  * JSON>` under `bsg:v2:<upstream>:page:<name>` (answers, `<epoch>\n<facts JSON>\n<data>` under
  * `answer:<name>`), expiring after the TTL and the stale window; a page's age is read from what
  * is left of that (`PTTL`), on Redis's clock, so that instances whose clocks differ agree on it.
- * Claims are `SET NX PX` under `bsg:v2:<upstream>:claim:<name>`, where `<upstream>` is a hash of
- * the service's URL and `<name>` an HMAC of the page key with the server's secret. Redis bounds
- * its own memory (`maxmemory`, `allkeys-lru`): whole answers share it with the pages.
+ * Claims are `SET NX PX` of a lease of {@link CLAIM_LEASE_MS}, renewed while the fetch runs, under
+ * `bsg:v2:<upstream>:claim:<name>`, where `<upstream>` is a hash of the service's URL and
+ * `<name>` an HMAC of the page key with the server's secret. Redis bounds its own memory
+ * (`maxmemory`, `allkeys-lru`): whole answers share it with the pages.
  *
  * Each entry (a page, an answer) is written with its owner's epoch (`epoch:<HMAC of the key's
  * hash>`, a random token made by the first entry stored for the key, and kept as long as its
@@ -118,6 +130,9 @@ export class RedisPageStore {
   /** Page keys whose claim this instance gave up and Redis has not released yet. */
   readonly #unreleased = new Set<string>();
   #retry: NodeJS.Timeout | undefined;
+  /** The claims this instance holds, and until when it may renew each (`Date.now()` units). */
+  readonly #held = new Map<string, number>();
+  #renewal: NodeJS.Timeout | undefined;
 
   constructor(options: RedisPageStoreOptions) {
     this.#options = options;
@@ -302,15 +317,19 @@ export class RedisPageStore {
   }
 
   /**
-   * Claims the fetch of `key`: true when no other instance is fetching it now, or when Redis did
-   * not answer (a claim sent that may land later is given up once it does).
+   * Claims the fetch of `key` for {@link CLAIM_LEASE_MS}, renewed until it is released (for
+   * `claimMs` at most): true when no other instance is fetching it now, or when Redis did not
+   * answer (a claim sent that may land later is given up once it does).
    */
   async claim(key: string): Promise<boolean> {
     try {
       await this.#sendPending();
       const claimKey = this.#name('claim', key);
-      const ok = await this.#redis.set(claimKey, this.#token, 'PX', this.#options.claimMs, 'NX');
-      return ok === 'OK';
+      const ok = await this.#redis.set(claimKey, this.#token, 'PX', CLAIM_LEASE_MS, 'NX');
+      if (ok !== 'OK') return false;
+      this.#held.set(key, Date.now() + this.#options.claimMs);
+      this.#renewal ??= setInterval(() => void this.#renew(), CLAIM_RENEW_MS).unref();
+      return true;
     } catch (error) {
       if (!(error instanceof RedisDown)) this.#giveUp(key);
       this.#failed(error);
@@ -318,8 +337,30 @@ export class RedisPageStore {
     }
   }
 
+  /** Extends the lease of every claim held (and not past `claimMs`); a failure is reported. */
+  async #renew(): Promise<void> {
+    const now = Date.now();
+    for (const [key, until] of this.#held) if (until <= now) this.#held.delete(key);
+    if (this.#held.size === 0) {
+      clearInterval(this.#renewal);
+      this.#renewal = undefined;
+      return;
+    }
+    try {
+      const pipeline = this.#redis.pipeline();
+      for (const key of this.#held.keys()) {
+        pipeline.eval(RENEW_CLAIM, 1, this.#name('claim', key), this.#token, CLAIM_LEASE_MS);
+      }
+      const failure = (await pipeline.exec())?.find(([error]) => error)?.[0];
+      if (failure) throw failure;
+    } catch (error) {
+      this.#failed(error);
+    }
+  }
+
   /** Gives up the claim on `key`: now, or as soon as Redis answers again. */
   release(key: string): void {
+    this.#held.delete(key);
     this.#giveUp(key);
     void this.#flush();
   }
@@ -367,7 +408,8 @@ export class RedisPageStore {
 
   /** The link is the process's: whoever made it closes it. */
   async close(): Promise<void> {
-    if (this.#retry) clearInterval(this.#retry);
+    clearInterval(this.#retry);
+    clearInterval(this.#renewal);
   }
 
   #failed(error: unknown): void {
