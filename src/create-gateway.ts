@@ -39,7 +39,10 @@ export interface GatewayParts {
   clusterWorker?: boolean;
   /** Collect Node's process metrics (CPU, memory, event loop); default true. */
   processMetrics?: boolean;
-  /** Upstream options over those the settings give (tests: a tiny cache bound, a dispatcher). */
+  /**
+   * Upstream options over those the settings give (tests: a dispatcher); the cache's, one by one
+   * over the settings' (a tiny bound, the link to Redis kept).
+   */
   upstream?: Partial<UpstreamOptions>;
 }
 
@@ -216,11 +219,12 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
       })
     : undefined;
   const settings = upstreamOptions(config, parts.upstreamUrl, link);
+  const { cache: cacheParts, ...upstreamParts } = parts.upstream ?? {};
   const upstream = createUpstream({
     ...settings,
-    cache: { ...settings.cache, onError: (message) => logger.warn(message) },
     observer: metrics ? observeAll(metrics.upstream, log.observer) : log.observer,
-    ...parts.upstream,
+    ...upstreamParts,
+    cache: { ...settings.cache, onError: (message) => logger.warn(message), ...cacheParts },
   });
   if (link) {
     await link.ready(REDIS_CONNECT_MS);

@@ -148,7 +148,7 @@ export class GatewayMetrics {
     const cacheBytes = options.cacheBytes;
     new Gauge({
       name: 'gateway_page_cache_bytes',
-      help: 'Bytes of response bodies the in-memory page cache holds (0 when the cache is off or in Redis)',
+      help: 'Bytes of response bodies the page cache holds in memory (with REDIS_URL, its tier in front of Redis; 0 when the cache is off)',
       registers,
       aggregator: 'sum',
       collect() {
