@@ -11,6 +11,14 @@ export interface RedisServer {
   flush(): Promise<void>;
   /** Stops the server (a gateway pointing at it then finds it down). */
   stop(): Promise<void>;
+  /** Kills the server (SIGKILL): its connections drop, what it held is gone. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port, empty (after {@link kill} or {@link stop}). */
+  restart(): Promise<void>;
+  /** Freezes it (SIGSTOP): connections stay open, nothing answers until {@link resume}. */
+  pause(): void;
+  /** Thaws it (SIGCONT): it answers what waited. */
+  resume(): void;
 }
 
 async function freePort(): Promise<number> {
@@ -27,31 +35,45 @@ async function freePort(): Promise<number> {
  */
 export async function startRedis(args: string[] = []): Promise<RedisServer> {
   const port = await freePort();
-  const child: ChildProcess = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...args],
-    { stdio: 'ignore' },
-  );
-  const spawned = new Promise<never>((_, reject) =>
-    child.once('error', (error) =>
-      reject(new Error(`redis-server could not start (apt-get install redis-server): ${error}`)),
-    ),
-  );
   const url = `redis://127.0.0.1:${port}`;
   const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0 });
   client.on('error', () => {});
-  const ready = (async () => {
-    for (let attempt = 0; attempt < 100; attempt++) {
-      try {
-        if (client.status !== 'ready') await client.connect();
-        if ((await client.ping()) === 'PONG') return;
-      } catch {
-        await sleep(50);
+
+  const spawnServer = async (): Promise<ChildProcess> => {
+    const child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...args],
+      { stdio: 'ignore' },
+    );
+    const spawned = new Promise<never>((_, reject) =>
+      child.once('error', (error) =>
+        reject(new Error(`redis-server could not start (apt-get install redis-server): ${error}`)),
+      ),
+    );
+    const ready = (async () => {
+      for (let attempt = 0; attempt < 100; attempt++) {
+        try {
+          if (client.status !== 'ready') await client.connect();
+          if ((await client.ping()) === 'PONG') return;
+        } catch {
+          await sleep(50);
+        }
       }
-    }
-    throw new Error(`redis-server did not answer on port ${port}`);
-  })();
-  await Promise.race([ready, spawned]);
+      throw new Error(`redis-server did not answer on port ${port}`);
+    })();
+    await Promise.race([ready, spawned]);
+    return child;
+  };
+  const end = async (child: ChildProcess, signal: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    // A frozen server takes no SIGTERM until thawed.
+    child.kill('SIGCONT');
+    child.kill(signal);
+    await exited;
+  };
+
+  let child = await spawnServer();
   return {
     url,
     port,
@@ -60,10 +82,20 @@ export async function startRedis(args: string[] = []): Promise<RedisServer> {
     },
     async stop() {
       client.disconnect();
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      await end(child, 'SIGTERM');
+    },
+    async kill() {
+      await end(child, 'SIGKILL');
+      client.disconnect();
+    },
+    async restart() {
+      child = await spawnServer();
+    },
+    pause() {
+      child.kill('SIGSTOP');
+    },
+    resume() {
+      child.kill('SIGCONT');
     },
   };
 }
