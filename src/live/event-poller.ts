@@ -285,7 +285,9 @@ export class EventPoller {
   /**
    * Hands out what a poll found. New records (ids not seen) go to every listener that started
    * before their discovery; records seen before go only to the listener being caught up, if it
-   * has not had them. The watermark moves to the newest `discoveredAt`.
+   * has not had them. The watermark moves to the newest `discoveredAt`, except by a catch-up: it
+   * may hold only the newest records since the last poll (its subscriber's budget), and the next
+   * poll must still find the others (and, shared, tell the other instances of them all).
    */
   #absorb(result: PollResult, catchUp?: Member): void {
     const records = [...result.records].sort(oldestFirst);
@@ -314,7 +316,7 @@ export class EventPoller {
       ) {
         give(catchUp, record);
       }
-      if (time > this.#watermarkTime && record.discoveredAt !== null) {
+      if (!catchUp && time > this.#watermarkTime && record.discoveredAt !== null) {
         this.#watermarkTime = time;
         this.#watermark = record.discoveredAt;
       }
