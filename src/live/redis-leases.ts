@@ -113,7 +113,7 @@ interface Share {
 }
 
 /** `a` before `b` (< 0), the same (0) or after (> 0), as stream ids (`<ms>-<seq>`) order. */
-export function compareIds(a: string, b: string): number {
+function compareIds(a: string, b: string): number {
   const [ams = 0, aseq = 0] = a.split('-').map(Number);
   const [bms = 0, bseq = 0] = b.split('-').map(Number);
   return ams !== bms ? ams - bms : aseq - bseq;
