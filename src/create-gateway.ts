@@ -21,9 +21,6 @@ import type { QuotaObserver } from './credits/quota/quota-store.js';
 import { observeAll } from './upstream/upstream-observer.js';
 import { loadTracer } from './tracing/load-tracer.js';
 
-/** The shortest lease of a shared poller: a dead holder's pollers are taken over after it. */
-const LEASE_MIN_MS = 3_000;
-
 /** How long the gateway waits for Redis at boot before it starts without the shared cache. */
 const REDIS_CONNECT_MS = 3_000;
 
@@ -260,7 +257,6 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
         link,
         upstream: parts.upstreamUrl,
         secret: config.cursorSecret,
-        ttlMs: Math.max(3 * config.pollIntervalSeconds * 1000, LEASE_MIN_MS),
         onError: throttled((message) => logger.warn(message)),
       })
     : undefined;
