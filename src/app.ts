@@ -32,6 +32,7 @@ import { useVariableErrors } from './plugins/use-variable-errors.js';
 import { KnownAnswers } from './answers/known-answers.js';
 import { serveKnownAnswers, type RunListener } from './answers/serve-known-answers.js';
 import type { RequestTracer } from './tracing/request-tracer.js';
+import type { RedisState } from './redis/redis-link.js';
 import { silentLogger, type Logger } from './logging/create-logger.js';
 import { yogaLogger } from './logging/yoga-logger.js';
 
@@ -56,6 +57,8 @@ export interface AppDeps {
   logger?: Logger;
   /** Traces each GraphQL request (`OTEL_TRACES_EXPORTER=otlp`); absent, nothing is traced. */
   tracer?: RequestTracer;
+  /** Whether the shared Redis is asked now (`REDIS_URL`): shown by the health endpoints. */
+  redisState?: () => RedisState;
   /**
    * The text of `GET /metrics` on the app's own port (in a cluster, every worker's, summed by the
    * primary); absent, the app serves no `/metrics` (off, or on `METRICS_PORT`).
@@ -163,6 +166,7 @@ function graphqlServer(config: Config, deps: AppDeps, endpoint: Endpoint) {
             useHealth({
               shuttingDown: deps.shuttingDown ?? (() => false),
               breakerState: () => deps.upstream.breakerState(),
+              redisState: deps.redisState,
             }),
           ]
         : []),

@@ -289,7 +289,7 @@ export const settings = {
     'REDIS_URL',
     url({ protocols: ['redis:', 'rediss:'], quiet: true }),
     null,
-    'a Redis URL (`redis://host:6379`) holding the state every instance naming it shares: the page cache and the credit quotas (Redis bounds its memory itself). While it is unreachable, each instance caches and enforces quotas on its own',
+    "a Redis URL (`redis://host:6379`) holding the state every instance naming it shares: the page cache and kept answers, the credit quotas, the subscriptions' pollers (Redis bounds its memory itself). While it is hung or unreachable, each instance serves from its own memory (pages, answers; quotas from the levels last known) and polls on its own",
     { shownDefault: '_(unset: in memory)_' },
   ),
   cacheUrl: setting(

@@ -5,6 +5,7 @@ import { createAuthenticator } from './auth/create-authenticator.js';
 import type { Quotas } from './credits/quota-account.js';
 import { PollerRegistry } from './live/poller-registry.js';
 import { RedisLeases } from './live/redis-leases.js';
+import { RedisLink } from './redis/redis-link.js';
 import type { LiveDeps } from './live/live-deps.js';
 import { operationLog } from './logging/operation-log.js';
 import { schema } from './schema/index.js';
@@ -22,9 +23,6 @@ import type { QuotaObserver } from './credits/quota/quota-store.js';
 import { observeAll } from './upstream/upstream-observer.js';
 import { loadTracer } from './tracing/load-tracer.js';
 
-/** The shortest lease of a shared poller: a dead holder's pollers are taken over after it. */
-const LEASE_MIN_MS = 3_000;
-
 /** How long the gateway waits for Redis at boot before it starts without the shared cache. */
 const REDIS_CONNECT_MS = 3_000;
 
@@ -40,7 +38,10 @@ export interface GatewayParts {
   clusterWorker?: boolean;
   /** Collect Node's process metrics (CPU, memory, event loop); default true. */
   processMetrics?: boolean;
-  /** Upstream options over those the settings give (tests: a tiny cache bound, a dispatcher). */
+  /**
+   * Upstream options over those the settings give (tests: a dispatcher); the cache's, one by one
+   * over the settings' (a tiny bound, the link to Redis kept).
+   */
   upstream?: Partial<UpstreamOptions>;
 }
 
@@ -84,6 +85,7 @@ export function metricsOnPublicPort(config: Config): boolean {
 export function upstreamOptions(
   config: Config,
   baseUrl: string,
+  link?: RedisLink,
 ): UpstreamOptions & { cache: PageCacheOptions } {
   return {
     baseUrl,
@@ -95,7 +97,7 @@ export function upstreamOptions(
       ttlMs: config.cacheTtlSeconds * 1000,
       staleMs: config.cacheStaleSeconds * 1000,
       maxBytes: config.cacheMaxMb * 1024 * 1024,
-      url: sharedRedisUrl(config),
+      link,
       secret: config.cursorSecret,
     },
   };
@@ -103,27 +105,36 @@ export function upstreamOptions(
 
 /**
  * The credit quotas' store (in `redisUrl`, shared, else in memory) and observer: the metrics, and
- * a warning at most every 30 s while Redis fails and this instance's memory serves instead.
+ * a warning at most every 30 s while Redis fails and this instance reserves on its own (from the
+ * levels it last heard, carried to Redis once it answers), or drops settlements kept for it.
  */
 function quotaOptions(
   config: Config,
   upstreamUrl: string,
-  redisUrl: string | null,
+  link: RedisLink | undefined,
   logger: Logger,
   metrics: GatewayMetrics | undefined,
 ): Quotas {
   const warn = throttled((message) => logger.warn(message));
+  const warnDropped = throttled((message) => logger.warn(message));
   const observer: QuotaObserver = {
     fellBack(reason) {
       metrics?.quota.fellBack();
-      warn(`credit quotas: Redis failed (${reason}); enforced by this instance alone, in memory`);
+      warn(
+        `credit quotas: Redis failed (${reason}); this instance reserves on its own, from the levels it last heard, and carries what it takes to Redis once it answers`,
+      );
     },
     refused: () => metrics?.quota.refused(),
     reserved: (credits) => metrics?.quota.reserved(credits),
     refunded: (credits) => metrics?.quota.refunded(credits),
+    dropped(settlements) {
+      warnDropped(
+        `credit quotas: Redis has been away too long; dropped ${settlements} settlement(s) kept for it (their refunds are lost: those buckets refill with time)`,
+      );
+    },
   };
   const store = createQuotaStore({
-    url: redisUrl,
+    link,
     secret: config.cursorSecret,
     upstream: upstreamUrl,
     observer,
@@ -190,21 +201,38 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
         })
       : undefined;
   const log = upstreamLog(logger);
-  const settings = upstreamOptions(config, parts.upstreamUrl);
+  const redisUrl = sharedRedisUrl(config);
+  const link = redisUrl
+    ? new RedisLink({
+        url: redisUrl,
+        onChange(state, reason) {
+          metrics?.redis(state);
+          if (state === 'down') {
+            logger.warn(
+              `shared Redis: not asked until it answers again (${reason}); pages, answers, quotas and pollers are this instance's own meanwhile`,
+            );
+          } else {
+            logger.info('shared Redis: answering again; shared state is back in Redis');
+          }
+        },
+      })
+    : undefined;
+  const settings = upstreamOptions(config, parts.upstreamUrl, link);
+  const { cache: cacheParts, ...upstreamParts } = parts.upstream ?? {};
   const upstream = createUpstream({
     ...settings,
-    cache: { ...settings.cache, onError: (message) => logger.warn(message) },
     observer: metrics ? observeAll(metrics.upstream, log.observer) : log.observer,
-    ...parts.upstream,
+    ...upstreamParts,
+    cache: { ...settings.cache, onError: (message) => logger.warn(message), ...cacheParts },
   });
-  const redisUrl = sharedRedisUrl(config);
-  if (redisUrl) {
-    await upstream.ready(REDIS_CONNECT_MS);
+  if (link) {
+    await link.ready(REDIS_CONNECT_MS);
+    if (link.up) metrics?.redis('up', { changed: false });
     logger.info(`page cache: shared, in Redis (${config.redisUrl ? 'REDIS_URL' : 'CACHE_URL'})`);
   }
   const quotas =
     config.creditQuota || config.jwtQuotaClaim
-      ? quotaOptions(config, parts.upstreamUrl, redisUrl, logger, metrics)
+      ? quotaOptions(config, parts.upstreamUrl, link, logger, metrics)
       : undefined;
 
   const tracer = await loadTracer(config, { upstreamUrl: parts.upstreamUrl, logger });
@@ -226,12 +254,11 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
     },
   });
   let shuttingDown = false;
-  const leases = redisUrl
+  const leases = link
     ? new RedisLeases({
-        url: redisUrl,
+        link,
         upstream: parts.upstreamUrl,
         secret: config.cursorSecret,
-        ttlMs: Math.max(3 * config.pollIntervalSeconds * 1000, LEASE_MIN_MS),
         onError: throttled((message) => logger.warn(message)),
       })
     : undefined;
@@ -265,6 +292,7 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
     tracer,
     live,
     alerts: alerts?.alerts,
+    redisState: link && (() => link.state),
   });
   alerts?.start(app);
   return {
@@ -293,6 +321,7 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
         leases?.close(),
         tracer?.shutdown(),
       ]);
+      await link?.close();
     },
   };
 }

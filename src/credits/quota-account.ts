@@ -1,7 +1,13 @@
 import type { GraphQLError } from 'graphql';
 import { ErrorCode, gatewayError } from '../errors.js';
 import { restoreRate, type CreditQuota } from './quota/credit-quota.js';
-import type { QuotaObserver, QuotaStore } from './quota/quota-store.js';
+import type {
+  QuotaAnswer,
+  QuotaObserver,
+  QuotaPartAnswer,
+  QuotaStore,
+  QuotaTicket,
+} from './quota/quota-store.js';
 import { secondsUntil } from './quota/token-bucket.js';
 
 /** Where a gateway's quota buckets live, and who hears of them. */
@@ -61,7 +67,7 @@ type MaybePromise<T> = T | Promise<T>;
  */
 export class QuotaHold {
   readonly #account: QuotaAccount;
-  readonly #store: QuotaStore;
+  readonly #ticket: QuotaTicket;
   #taken: number;
   #report: QuotaReport;
   #settled: boolean;
@@ -71,13 +77,13 @@ export class QuotaHold {
   /** @internal Made by {@link QuotaAccount}. */
   constructor(
     account: QuotaAccount,
-    store: QuotaStore,
+    ticket: QuotaTicket,
     taken: number,
     credits: number,
     refusal: GraphQLError | null = null,
   ) {
     this.#account = account;
-    this.#store = store;
+    this.#ticket = ticket;
     this.#taken = taken;
     this.#report = quotaReport(account.quota, credits);
     this.refusal = refusal;
@@ -96,11 +102,10 @@ export class QuotaHold {
 
   /** Takes `more` from the bucket (all or nothing): false when it does not hold them. */
   readonly extend = async (more: number): Promise<boolean> => {
-    const { principal, quota, quotas } = this.#account;
-    const answer = await quotas.store.reserve(principal, quota, more);
+    const answer = await this.#ticket.reserve(more);
     if (!answer.admitted) return false;
     this.#taken += more;
-    quotas.observer.reserved(more);
+    this.#account.quotas.observer.reserved(more);
     return true;
   };
 
@@ -111,10 +116,10 @@ export class QuotaHold {
   settle(charged: number): MaybePromise<void> {
     if (this.#settled) return;
     this.#settled = true;
-    const { principal, quota, quotas } = this.#account;
+    const { quota, quotas } = this.#account;
     const refund = this.#taken - charged;
     if (refund > 0) quotas.observer.refunded(refund);
-    const left = this.#store.settle(principal, quota, refund);
+    const left = this.#ticket.settle(charged);
     const keep = (credits: number) => {
       this.#report = quotaReport(quota, credits);
     };
@@ -142,16 +147,19 @@ export class QuotaAccount {
    */
   reserve(estimate: number, { counted = true } = {}): MaybePromise<QuotaHold> {
     const { store, observer } = this.quotas;
-    const decide = (answer: Awaited<ReturnType<QuotaStore['reserve']>>) => {
+    const ticket = store.open(this.principal, this.quota);
+    const decide = (answer: QuotaAnswer) => {
       if (!answer.admitted) {
         if (counted) observer.refused();
+        // Took nothing; settled all the same, so that a reservation it gave up on is cancelled.
+        void ticket.settle(0);
         const refusal = quotaRefusal(this.quota, estimate, answer.credits);
-        return new QuotaHold(this, answer.heldBy, 0, answer.credits, refusal);
+        return new QuotaHold(this, ticket, 0, answer.credits, refusal);
       }
       observer.reserved(estimate);
-      return new QuotaHold(this, answer.heldBy, estimate, answer.credits);
+      return new QuotaHold(this, ticket, estimate, answer.credits);
     };
-    const answer = store.reserve(this.principal, this.quota, estimate);
+    const answer = ticket.reserve(estimate);
     return answer instanceof Promise ? answer.then(decide) : decide(answer);
   }
 
@@ -161,11 +169,12 @@ export class QuotaAccount {
    */
   reserveUpTo(most: number): MaybePromise<QuotaHold> {
     const { store, observer } = this.quotas;
-    const decide = (answer: Awaited<ReturnType<QuotaStore['reserveUpTo']>>) => {
+    const ticket = store.open(this.principal, this.quota);
+    const decide = (answer: QuotaPartAnswer) => {
       if (answer.taken > 0) observer.reserved(answer.taken);
-      return new QuotaHold(this, answer.heldBy, answer.taken, answer.credits);
+      return new QuotaHold(this, ticket, answer.taken, answer.credits);
     };
-    const answer = store.reserveUpTo(this.principal, this.quota, most);
+    const answer = ticket.reserveUpTo(most);
     return answer instanceof Promise ? answer.then(decide) : decide(answer);
   }
 }

@@ -56,17 +56,35 @@ export interface PollerEvents {
   failed?(error: unknown, delayMs: number): void;
 }
 
+/** What a shared poller hears from its lease (see {@link PollerLease.start}). */
+export interface LeaseHandlers {
+  /** Another instance's poll, in the order they polled. */
+  hear(result: PollResult): void;
+  /**
+   * Polls of other instances may be lost to this one (their log was trimmed or emptied, or their
+   * holder polled while Redis was away): poll from the watermark as it is now.
+   */
+  missed(): void;
+  /**
+   * This instance holds the lease now: poll when the next poll is due, `lastPolledAt` (epoch ms,
+   * when the previous holder last polled; null when unknown) plus the interval, at once if past.
+   */
+  lead(lastPolledAt: number | null): void;
+}
+
 /**
- * A poller shared by several instances (`RedisLeases`): one holds the lease and polls, the
- * others hear its polls.
+ * A poller shared by several instances (`RedisLeases`): one holds the lease and polls, the others
+ * hear its polls.
  */
 export interface PollerLease {
-  /** Takes or renews the lease: `lead` when this instance polls now; the watermark left. */
-  acquire(): Promise<{ lead: boolean; mark: string | null }>;
-  /** Tells the other instances what a poll found, and keeps the watermark for a successor. */
-  publish(result: PollResult, watermark: string): void;
-  /** Hears the other instances' polls; returns how to stop (which gives the lease up). */
-  listen(handler: (result: PollResult) => void): () => void;
+  /** Starts hearing; resolves once this instance knows whether it holds the lease. */
+  start(handlers: LeaseHandlers): Promise<void>;
+  /** This instance polls now: it holds the lease, or cannot ask Redis (each polls on its own). */
+  readonly leads: boolean;
+  /** Tells the other instances what a poll of this one found, and when it polled. */
+  publish(result: PollResult): void;
+  /** Stops hearing, and gives the lease up. */
+  stop(): void;
 }
 
 /** Options of {@link EventPoller}. */
@@ -79,12 +97,14 @@ export interface PollerOptions {
   events?: PollerEvents;
   /** Told once when the poller ended for good (a fatal upstream error). */
   onDead?: () => void;
-  /** Shared with other instances: this one polls only while it holds the lease. */
+  /** Shared with other instances: this one polls only while it leads. */
   lease?: PollerLease;
 }
 
 /** The longest wait between polls while the service fails. */
 const MAX_BACKOFF_MS = 5 * 60_000;
+/** A shared poller's poll this close to its due moment is not early. */
+const DUE_SLACK_MS = 50;
 /** The ids a poller remembers to deliver a record once, however often the service returns it. */
 const SEEN_MAX = 20_000;
 
@@ -134,6 +154,11 @@ interface Member {
  * of its own from there first (a catch-up), of at most as many records as it can take (its
  * budget): a subscription pays for no past it cannot receive.
  *
+ * Shared with other instances (`lease`), it polls only while it leads (it holds the lease, or
+ * Redis is away), an interval after the last poll of whoever held the lease; the holder's polls
+ * come through the lease otherwise. Told that some of them were lost to it, it polls once from
+ * its watermark as it was then (a record may be charged again; delivered once).
+ *
  * Faults keep the watermark: the next poll waits twice as long each time (at most 5 minutes, at
  * least the service's `Retry-After`) and misses nothing once the service answers. A 401, 402, 403
  * or 400 ends every listener with its error, and the poller with them.
@@ -147,20 +172,42 @@ export class EventPoller {
   readonly #seen = new Map<string, true>();
   #watermark: string;
   #watermarkTime: number;
+  /** Polls from here before the next one as usual: what other instances' lost polls held. */
+  #recoverFrom: string | undefined;
+  /** The earliest moment of this instance's next poll while it holds the lease (epoch ms). */
+  #dueAt = 0;
   #timer: NodeJS.Timeout | undefined;
   #polling = false;
   #failures = 0;
   #stopped = false;
   readonly #stopping = new AbortController();
-  readonly #unlisten: (() => void) | undefined;
+  /** Resolves once the lease (if any) says whether this instance polls. */
+  readonly #started: Promise<void>;
 
   constructor(options: PollerOptions) {
     this.#options = options;
     this.#watermark = options.since;
     this.#watermarkTime = Date.parse(options.since);
-    this.#unlisten = options.lease?.listen((result) => {
-      if (!this.#stopped) this.#absorb(result);
-    });
+    this.#started =
+      options.lease
+        ?.start({
+          hear: (result) => {
+            if (!this.#stopped) this.#absorb(result);
+          },
+          missed: () => {
+            if (this.#stopped) return;
+            this.#recoverFrom ??= this.#watermark;
+            if (!this.#polling) this.#schedule(0);
+          },
+          lead: (lastPolledAt) => {
+            if (this.#stopped) return;
+            this.#dueAt = (lastPolledAt ?? 0) + options.intervalMs;
+            if (!this.#polling && this.#failures === 0) {
+              this.#schedule(Math.max(0, this.#dueAt - Date.now()));
+            }
+          },
+        })
+        .catch(() => undefined) ?? Promise.resolve();
     this.#schedule(0);
   }
 
@@ -205,7 +252,7 @@ export class EventPoller {
     this.#stopped = true;
     this.#stopping.abort();
     clearTimeout(this.#timer);
-    this.#unlisten?.();
+    this.#options.lease?.stop();
   }
 
   #schedule(delayMs: number): void {
@@ -219,6 +266,7 @@ export class EventPoller {
     if (this.#stopped || this.#polling) return;
     this.#polling = true;
     try {
+      await this.#started;
       while (this.#catchUps.length > 0 && !this.#stopped) {
         const member = this.#catchUps[0]!;
         const { since } = member.listener;
@@ -236,7 +284,10 @@ export class EventPoller {
       if (!this.#stopped) await this.#pollOrHear();
       this.#failures = 0;
       this.#polling = false;
-      this.#schedule(this.#options.intervalMs);
+      // A holder's next poll is due an interval after its last, or its predecessor's.
+      const { lease, intervalMs } = this.#options;
+      const due = lease?.leads ? this.#dueAt - Date.now() : 0;
+      this.#schedule(due > DUE_SLACK_MS ? due : intervalMs);
     } catch (error) {
       this.#polling = false;
       const failed = this.#fetching;
@@ -265,27 +316,43 @@ export class EventPoller {
     }
   }
 
-  /** Polls from the watermark, unless another instance holds the lease (then its polls come). */
+  /**
+   * Polls from the watermark when this instance leads (its poll due) and tells the others; polls
+   * from where lost polls of others began when told to (then the others are not told, unless it
+   * leads). Otherwise the holder's polls come through the lease.
+   */
   async #pollOrHear(): Promise<void> {
     const { lease } = this.#options;
-    if (lease) {
-      const { lead, mark } = await lease.acquire();
-      if (mark !== null && Date.parse(mark) > this.#watermarkTime) {
-        this.#watermark = mark;
-        this.#watermarkTime = Date.parse(mark);
-      }
-      if (!lead || this.#stopped) return;
+    const recover = this.#recoverFrom;
+    const leads = !lease || lease.leads;
+    const early = lease !== undefined && Date.now() < this.#dueAt - DUE_SLACK_MS;
+    if (recover === undefined && (!leads || early)) return;
+    this.#recoverFrom = undefined;
+    let result: PollResult;
+    try {
+      result = await this.#options.fetch(
+        recover ?? this.#watermark,
+        undefined,
+        this.#stopping.signal,
+      );
+    } catch (error) {
+      if (recover !== undefined) this.#recoverFrom ??= recover;
+      throw error;
     }
-    const result = await this.#options.fetch(this.#watermark, undefined, this.#stopping.signal);
     if (this.#stopped) return;
     this.#absorb(result);
-    lease?.publish(result, this.#watermark);
+    if (leads) {
+      this.#dueAt = Date.now() + this.#options.intervalMs;
+      lease?.publish(result);
+    }
   }
 
   /**
    * Hands out what a poll found. New records (ids not seen) go to every listener that started
    * before their discovery; records seen before go only to the listener being caught up, if it
-   * has not had them. The watermark moves to the newest `discoveredAt`.
+   * has not had them. The watermark moves to the newest `discoveredAt`, except by a catch-up: it
+   * may hold only the newest records since the last poll (its subscriber's budget), and the next
+   * poll must still find the others (and, shared, tell the other instances of them all).
    */
   #absorb(result: PollResult, catchUp?: Member): void {
     const records = [...result.records].sort(oldestFirst);
@@ -314,7 +381,7 @@ export class EventPoller {
       ) {
         give(catchUp, record);
       }
-      if (time > this.#watermarkTime && record.discoveredAt !== null) {
+      if (!catchUp && time > this.#watermarkTime && record.discoveredAt !== null) {
         this.#watermarkTime = time;
         this.#watermark = record.discoveredAt;
       }

@@ -135,6 +135,8 @@ export class LiveSubscription {
           listener,
         ),
       admit: (paid) => this.#admit(paid),
+      // A catch-up that fails is tried again from its `since` while its hold stays: the pages the
+      // failed try was charged are not booked against the quota (the poller does not tell them).
       caughtUp: (credits) => {
         void this.#catchUp?.settle(credits);
         this.#catchUp = null;

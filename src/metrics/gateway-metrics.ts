@@ -56,6 +56,8 @@ export class GatewayMetrics {
   /** The alerts' deliveries: attempts by outcome, and the time from discovery to delivery. */
   readonly alerts: DeliveryEvents;
   #alertQueue: (() => number) | undefined;
+  readonly #redisUp: Gauge;
+  readonly #redisChanges: Counter<'state'>;
 
   /**
    * @param options.processMetrics also collect Node's default process metrics (CPU, memory, event
@@ -175,7 +177,7 @@ export class GatewayMetrics {
     const cacheBytes = options.cacheBytes;
     new Gauge({
       name: 'gateway_page_cache_bytes',
-      help: 'Bytes of response bodies the in-memory page cache holds (0 when the cache is off or in Redis)',
+      help: 'Bytes of response bodies the page cache holds in memory (with REDIS_URL, its tier in front of Redis; 0 when the cache is off)',
       registers,
       aggregator: 'sum',
       collect() {
@@ -212,6 +214,18 @@ export class GatewayMetrics {
       registers,
     });
     breakerState.set(0);
+    this.#redisUp = new Gauge({
+      name: 'gateway_redis_up',
+      help: 'Whether the shared Redis (REDIS_URL) is asked now: 1, or 0 while it timed out or was unreachable and each instance serves from its own state (the least of the workers)',
+      registers,
+      aggregator: 'min',
+    });
+    this.#redisChanges = new Counter({
+      name: 'gateway_redis_state_changes_total',
+      help: 'Changes of the link to the shared Redis, by the state entered (up, down)',
+      labelNames: ['state'],
+      registers,
+    });
     const quotaRefusals = new Counter({
       name: 'gateway_quota_refusals_total',
       help: "Operations refused because their estimate did not fit the principal's credit quota",
@@ -309,6 +323,12 @@ export class GatewayMetrics {
   /** Where the depth of the alert deliveries' queue is read, at each scrape. */
   alertQueue(depth: () => number): void {
     this.#alertQueue = depth;
+  }
+
+  /** The link to the shared Redis changed state (`changed: false`: its first state, at boot). */
+  redis(state: 'up' | 'down', { changed = true } = {}): void {
+    this.#redisUp.set(state === 'up' ? 1 : 0);
+    if (changed) this.#redisChanges.inc({ state });
   }
 
   /** Counts one GraphQL operation, from its report. */

@@ -1,4 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
+import type { RedisState } from '../redis/redis-link.js';
 import type { BreakerState } from '../upstream/circuit-breaker.js';
 
 /** What the health endpoints read. */
@@ -7,6 +8,8 @@ export interface HealthSources {
   shuttingDown(): boolean;
   /** The upstream circuit breaker's state. */
   breakerState(): BreakerState;
+  /** The shared Redis's state (`REDIS_URL`), if there is one. */
+  redisState?: () => RedisState;
 }
 
 function json(status: number, body: object): Response {
@@ -22,7 +25,8 @@ function json(status: number, body: object): Response {
  * (503, with the reason). An open breaker does not make it unready: every instance shares the one
  * service, so a load balancer would take them all out together, and cached pages and errors that
  * say when to come back are still better than no answer; the breaker shows in both bodies and in
- * the metrics. Once shutdown has begun, every response also says `Connection: close`, so that a
+ * the metrics. Neither does a shared Redis that is down (`redis: "down"` in both bodies): each
+ * instance then serves from its own state. Once shutdown has begun, every response also says `Connection: close`, so that a
  * kept-alive client does not hold the process open past its grace period.
  */
 export function useHealth(sources: HealthSources): Plugin {
@@ -30,16 +34,19 @@ export function useHealth(sources: HealthSources): Plugin {
     onRequest({ url, endResponse }) {
       const path = url.pathname;
       if (path !== '/healthz' && path !== '/readyz') return;
-      const breaker = sources.breakerState();
+      const shared = {
+        breaker: sources.breakerState(),
+        ...(sources.redisState ? { redis: sources.redisState() } : {}),
+      };
       if (path === '/healthz') {
-        endResponse(json(200, { status: 'ok', breaker }));
+        endResponse(json(200, { status: 'ok', ...shared }));
         return;
       }
       const reason = sources.shuttingDown() ? 'shutting down' : null;
       endResponse(
         reason
-          ? json(503, { status: 'not ready', reason, breaker })
-          : json(200, { status: 'ready', breaker }),
+          ? json(503, { status: 'not ready', reason, ...shared })
+          : json(200, { status: 'ready', ...shared }),
       );
     },
     onResponse({ response }) {

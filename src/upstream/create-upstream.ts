@@ -38,7 +38,7 @@ export interface Upstream {
   readonly shared: SharedPipeline;
   /** The circuit breaker's state now (`/readyz` is not ready while it is open). */
   breakerState(): BreakerState;
-  /** Bytes of pages the in-memory cache holds; undefined without one (off, or in Redis). */
+  /** Bytes of pages the cache holds in memory (with Redis, its tier in memory); undefined when off. */
   cacheBytes(): number | undefined;
   /** Requests waiting now for a connection to the service: the gateway's own load. */
   queued(): number;

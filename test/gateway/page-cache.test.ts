@@ -10,6 +10,8 @@ import {
   type GatewayOptions,
   spentOn,
 } from '../helpers/start-stack.js';
+import { captureLog } from '../helpers/capture-log.js';
+import { scrape, valueOf } from '../helpers/prometheus.js';
 import { startRedis, type RedisServer } from '../helpers/start-redis.js';
 
 /** Two keys of the demo workspace, and one of another workspace. */
@@ -252,32 +254,35 @@ describe('with Redis', () => {
   });
 });
 
-describe('with Redis down', () => {
-  it('serves from the upstream, reports the failure, and fails no request', async () => {
+describe('with Redis unreachable from the start (REDIS_URL at a closed port)', () => {
+  it('caches on its own: a repeat costs nothing, the run fails nothing, the log and gateway_redis_up say so', async () => {
     const down = await startRedis();
     await down.stop();
-    const reports: string[] = [];
+    const log = captureLog('info');
     const gw = await startGateway(sandbox, {
       config: { cacheTtlSeconds: 60, cacheUrl: down.url },
-      upstream: {
-        cache: {
-          ttlMs: 60_000,
-          maxBytes: 1 << 20,
-          url: down.url,
-          onError: (message) => reports.push(message),
-        },
-      },
+      logger: log.logger,
     });
     try {
       sandbox.reset();
-      for (let i = 0; i < 3; i++) {
-        const response = await gw.gql(LIST);
-        expect(response.errors).toBeUndefined();
-        expect(credits(response)).toMatchObject({ used: 20, saved: 0 });
+      const first = await gw.gql(LIST);
+      expect(first.errors).toBeUndefined();
+      expect(credits(first)).toMatchObject({ used: 20, saved: 0 });
+      for (let i = 0; i < 2; i++) {
+        const again = await gw.gql(LIST);
+        expect(again.data).toEqual(first.data);
+        expect(credits(again)).toMatchObject({ used: 0, saved: 20 });
       }
-      expect(spent()).toEqual({ requests: 3, credits: 60 });
-      expect(reports.length).toBeGreaterThan(0);
-      expect(reports[0]).toMatch(/page cache: Redis failed .*; serving from the service/);
+      // Another request (a trailing space: not the kept answer) over the same page.
+      const samePage = await gw.gql(`${LIST} `);
+      expect(samePage.data).toEqual(first.data);
+      expect(samePage.extensions!.upstreamRequests).toBe(0);
+      expect(spent()).toEqual({ requests: 1, credits: 20 });
+
+      expect(valueOf(await scrape(`${gw.origin}/metrics`), 'gateway_redis_up')).toBe(0);
+      const warnings = log.lines.filter((line) => line.msg.startsWith('shared Redis'));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]!.msg).toMatch(/not asked until it answers again/);
     } finally {
       await gw.close();
     }

@@ -4,9 +4,9 @@ import { startRedis, type RedisServer } from '../helpers/start-redis.js';
 import { eventually, subscribeSse, subscribeWs, wsClient } from '../helpers/subscribe.js';
 import { startGatewayProcess } from '../helpers/start-process.js';
 
-// POLL_INTERVAL_SECONDS=1 (default 30), so that polls and a lease's takeover (3 intervals, at
-// least 3 s) fit in a test; REDIS_URL names the suite's own Redis. Every other setting is the
-// default.
+// POLL_INTERVAL_SECONDS=1 (default 30), so that polls fit in a test; REDIS_URL names the suite's
+// own Redis. Every other setting is the default. Faults of Redis and the takeover's bound are in
+// subscriptions-redis-faults.test.ts.
 const ROUNDS = `subscription Rounds($round: [String!]) {
   fundingEventAdded(round: $round) { uuid round company { name } }
 }`;
@@ -114,7 +114,7 @@ describe('subscriptions across instances sharing one Redis', () => {
       holder.child.kill('SIGKILL');
       await holder.exited;
       const added = stack.sandbox.addEvents({ kind: 'fundingEvent', round: 'series_c', count: 2 });
-      // The lease lapses within 3 intervals (at least 3 s); then the survivor's instance polls.
+      // The lease lapses (2 s) and the survivor's heartbeat takes it; then its instance polls.
       // (`next` counts every payload so far: the one before the kill, then these two, once each.)
       const payloads = (await survivor.next(3, 10_000)).slice(1);
       expect(payloads.map((p) => p.data?.['fundingEventAdded'].uuid).sort()).toEqual(

@@ -139,7 +139,7 @@ describe('cache', () => {
       setAnswer: () => {},
       revoke: () => {},
       ready: async () => {},
-      bytesHeld: () => undefined,
+      bytesHeld: () => 0,
       close: async () => {},
     };
     const { service, call, events } = cached(claimed);

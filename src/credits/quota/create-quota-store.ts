@@ -1,11 +1,12 @@
 import { MemoryQuotaStore } from './memory-quota-store.js';
 import type { QuotaObserver, QuotaStore } from './quota-store.js';
 import { RedisQuotaStore } from './redis-quota-store.js';
+import type { RedisLink } from '../../redis/redis-link.js';
 
 /** Options of {@link createQuotaStore}. */
 export interface QuotaStoreOptions {
-  /** The shared Redis (`REDIS_URL`, or `CACHE_URL`); absent, each instance keeps its own. */
-  url: string | null;
+  /** The link to the shared Redis (`REDIS_URL`, or `CACHE_URL`); absent, each instance keeps its own. */
+  link?: RedisLink;
   /** Signs principals in Redis names (`CURSOR_SECRET`). */
   secret: string;
   /** The service's base URL (Redis names are kept under its prefix). */
@@ -15,6 +16,6 @@ export interface QuotaStoreOptions {
 
 /** Buckets in Redis, shared by every instance, with a URL; else in this process's memory. */
 export function createQuotaStore(options: QuotaStoreOptions): QuotaStore {
-  if (!options.url) return new MemoryQuotaStore();
-  return new RedisQuotaStore({ ...options, url: options.url });
+  if (!options.link) return new MemoryQuotaStore();
+  return new RedisQuotaStore({ ...options, link: options.link });
 }

@@ -1,5 +1,5 @@
 import type { CreditQuota } from './credit-quota.js';
-import type { QuotaAnswer, QuotaPartAnswer, QuotaStore } from './quota-store.js';
+import type { QuotaAnswer, QuotaPartAnswer, QuotaStore, QuotaTicket } from './quota-store.js';
 import { giveBack, refill, take, takeUpTo, type Bucket } from './token-bucket.js';
 
 /** A bucket with the quota it was last used under (to sweep it). */
@@ -12,8 +12,7 @@ const SWEEP_ABOVE = 10_000;
 
 /**
  * Buckets in this process's memory: a Map of principal to a small {@link Bucket} mutated in
- * place. Used alone without Redis, and as the fallback while Redis is unreachable (each instance
- * then enforces the quotas on its own). `now` is injected for tests.
+ * place, each answered at once. Used without Redis. `now` is injected for tests.
  */
 export class MemoryQuotaStore implements QuotaStore {
   readonly #buckets = new Map<string, HeldBucket>();
@@ -23,18 +22,37 @@ export class MemoryQuotaStore implements QuotaStore {
     this.#now = now;
   }
 
+  open(principal: string, quota: CreditQuota): QuotaTicket {
+    let taken = 0;
+    let settled: number | null = null;
+    return {
+      reserve: (cost) => {
+        const answer = this.reserve(principal, quota, cost);
+        if (answer.admitted) taken += cost;
+        return answer;
+      },
+      reserveUpTo: (most) => {
+        const answer = this.reserveUpTo(principal, quota, most);
+        taken += answer.taken;
+        return answer;
+      },
+      settle: (charged) => (settled ??= this.settle(principal, quota, taken - charged)),
+    };
+  }
+
   reserve(principal: string, quota: CreditQuota, cost: number): QuotaAnswer {
     const bucket = this.#bucket(principal, quota);
     const admitted = take(bucket, quota, cost, this.#now());
-    return { admitted, credits: bucket.credits, heldBy: this };
+    return { admitted, credits: bucket.credits };
   }
 
   reserveUpTo(principal: string, quota: CreditQuota, most: number): QuotaPartAnswer {
     const bucket = this.#bucket(principal, quota);
     const taken = takeUpTo(bucket, quota, most, this.#now());
-    return { taken, credits: bucket.credits, heldBy: this };
+    return { taken, credits: bucket.credits };
   }
 
+  /** Gives back `refund` credits (negative: takes more); answers the credits left after. */
   settle(principal: string, quota: CreditQuota, refund: number): number {
     const bucket = this.#bucket(principal, quota);
     giveBack(bucket, quota, refund, this.#now());

@@ -1,39 +1,48 @@
 import type { CreditQuota } from './credit-quota.js';
 
+type MaybePromise<T> = T | Promise<T>;
+
 /** What a store answers to a reservation. */
 export interface QuotaAnswer {
   /** The cost was taken from the bucket. */
   admitted: boolean;
   /** Credits left in the bucket: after the cost when admitted, as they were when refused. */
   credits: number;
-  /** The store that holds the reservation, where it is settled. */
-  heldBy: QuotaStore;
 }
 
-/** What a store answers to {@link QuotaStore.reserveUpTo}. */
+/** What a store answers to {@link QuotaTicket.reserveUpTo}. */
 export interface QuotaPartAnswer {
   /** Credits taken: `most`, or what the bucket held (whole credits), maybe 0. */
   taken: number;
   /** Credits left in the bucket after. */
   credits: number;
-  /** The store that holds the reservation, where it is settled. */
-  heldBy: QuotaStore;
 }
 
 /**
- * Where buckets live: `reserve` takes an operation's estimate before it runs, `settle` gives back
- * what it did not charge once it ends. Both are atomic per principal, whatever runs concurrently.
+ * One hold's part of a principal's bucket: what its reservations took, settled once. Every
+ * reservation of an operation (its estimate, then each extension) goes through its ticket, so
+ * that the store knows what the hold took, wherever it took it.
+ */
+export interface QuotaTicket {
+  /** Takes `cost` if the bucket holds it; takes nothing otherwise. */
+  reserve(cost: number): MaybePromise<QuotaAnswer>;
+  /** Takes what the bucket holds, up to `most` (whole credits): what it took, maybe 0. */
+  reserveUpTo(most: number): MaybePromise<QuotaPartAnswer>;
+  /**
+   * Books `charged` of what the ticket took and gives back the rest (more than it took: takes
+   * the difference); once, even when it took nothing (a reservation it gave up on is cancelled
+   * there). Answers the credits left after; never fails.
+   */
+  settle(charged: number): MaybePromise<number>;
+}
+
+/**
+ * Where buckets live. A hold's reservations and its settlement are atomic per principal, whatever
+ * runs concurrently.
  */
 export interface QuotaStore {
-  reserve(principal: string, quota: CreditQuota, cost: number): Promise<QuotaAnswer> | QuotaAnswer;
-  /** Takes what the bucket holds, up to `most` (whole credits): what it took, maybe 0. */
-  reserveUpTo(
-    principal: string,
-    quota: CreditQuota,
-    most: number,
-  ): Promise<QuotaPartAnswer> | QuotaPartAnswer;
-  /** Gives back `refund` credits (negative: takes more); answers the credits left after. */
-  settle(principal: string, quota: CreditQuota, refund: number): Promise<number> | number;
+  /** A ticket of `principal`'s bucket, which has taken nothing yet. */
+  open(principal: string, quota: CreditQuota): QuotaTicket;
   close(): Promise<void>;
 }
 
@@ -47,4 +56,9 @@ export interface QuotaObserver {
   reserved(credits: number): void;
   /** A settled operation gave back what it did not charge (more than 0). */
   refunded(credits: number): void;
+  /**
+   * Settlements kept for Redis while it was away were dropped (past the bound): their refunds are
+   * lost, and those buckets refill with time instead.
+   */
+  dropped?(settlements: number): void;
 }

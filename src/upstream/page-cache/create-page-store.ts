@@ -2,6 +2,8 @@ import { DEFAULT_CURSOR_SECRET } from '../../config.js';
 import { MemoryPageStore } from './memory-page-store.js';
 import type { PageStore } from './page-store.js';
 import { RedisPageStore } from './redis-page-store.js';
+import { TieredPageStore } from './tiered-page-store.js';
+import type { RedisLink } from '../../redis/redis-link.js';
 
 /** Options of the page cache (`CACHE_*` settings). */
 export interface PageCacheOptions {
@@ -12,10 +14,13 @@ export interface PageCacheOptions {
    * (`CACHE_STALE_SECONDS`); absent or 0, not at all.
    */
   staleMs?: number;
-  /** Bound of the memory store: bytes of the bodies held. */
+  /** Bound of the memory store (with Redis, of the tier in memory): bytes of the bodies held. */
   maxBytes: number;
-  /** A Redis URL: the cache lives there, shared by the instances that name it. */
-  url?: string | null;
+  /**
+   * The process's link to the shared Redis: the cache lives there too, shared by the instances,
+   * behind this process's memory.
+   */
+  link?: RedisLink;
   /** Told when the shared cache fails (at most one message per {@link ERROR_REPORT_MS}). */
   onError?: (message: string) => void;
   /** The key shared-cache names are signed with (`CURSOR_SECRET`). */
@@ -44,17 +49,19 @@ export function throttled(report: (message: string) => void) {
 }
 
 /**
- * The store the options name: Redis with a URL, else memory. `claimMs` bounds a claim on a page's
- * fetch (the whole call, retries included); `upstream` is the service's URL, which the shared
- * cache keeps its pages under.
+ * The store the options name: with a link to Redis, memory in front of Redis; else memory alone,
+ * bounded alike. `claimMs` bounds a claim on a page's fetch (the whole call, retries included);
+ * `upstream` is the service's URL, which the shared cache keeps its pages under.
  */
 export function createPageStore(
   options: PageCacheOptions,
   { claimMs, upstream }: { claimMs: number; upstream: string },
 ): PageStore {
-  if (!options.url) return new MemoryPageStore(options);
-  return new RedisPageStore({
-    url: options.url,
+  const local = new MemoryPageStore(options);
+  const { link } = options;
+  if (!link) return local;
+  const shared = new RedisPageStore({
+    link,
     ttlMs: options.ttlMs,
     staleMs: options.staleMs ?? 0,
     claimMs,
@@ -62,4 +69,5 @@ export function createPageStore(
     secret: options.secret ?? DEFAULT_CURSOR_SECRET,
     onError: throttled(options.onError ?? ((message) => console.warn(message))),
   });
+  return new TieredPageStore({ local, shared, link, ttlMs: options.ttlMs });
 }

@@ -119,9 +119,15 @@ export class MemoryPageStore implements PageStore {
     return this.#keptMs - this.#pages.getRemainingTTL(key);
   }
 
-  set(key: string, page: CachedPage): void {
+  /**
+   * `ageMs`: how long ago the page was stored where it is copied from (a copy of Redis's keeps its
+   * age, so that it expires when that does); 0 for a page fetched now.
+   */
+  set(key: string, page: CachedPage, ageMs = 0): void {
+    const ttl = this.#keptMs - ageMs;
+    if (ttl <= 0) return;
     deepFreeze(page.envelope);
-    this.#pages.set(key, page);
+    this.#pages.set(key, page, { ttl });
   }
 
   revoke(owner: string): void {

@@ -37,8 +37,8 @@ export interface StoredAnswer {
 }
 
 /**
- * Where cached pages live: in this process (`MemoryPageStore`) or in Redis (`RedisPageStore`),
- * with the same keys, TTL and semantics. A page is kept for the TTL, when `get` serves it, and
+ * Where cached pages live: in this process (`MemoryPageStore`), or with `REDIS_URL` in this
+ * process in front of Redis (`TieredPageStore`), with the same keys, TTL and semantics. A page is kept for the TTL, when `get` serves it, and
  * then for the stale window (`CACHE_STALE_SECONDS`), when only `getStale` does. A store never
  * throws: when it cannot answer, a page is not there, and a claim is granted, so the gateway falls
  * back to the upstream.
@@ -84,14 +84,13 @@ export interface PageStore {
   /**
    * Drops everything stored so far for the key whose hash is `owner` (`ownerOf` of its pages'
    * and answers' names): the service refused the key (401). Neither `get`, `getStale`,
-   * `awaitPage` nor `getAnswer` serves any of it again, on any instance sharing the store; what
-   * is stored after this is served as before. Resolves once a shared store has it.
+   * `awaitPage` nor `getAnswer` serves any of it again, here at once, and on any instance
+   * sharing the store from its next read of the key in it (one cut off from it: once it reaches
+   * it again); what is stored after this is served as before. Resolves once a shared store has
+   * it, or was asked to.
    */
   revoke(owner: string): Promise<void> | void;
-  /**
-   * Bytes of pages and answers held, for metrics; undefined for a store that bounds itself
-   * (Redis).
-   */
-  bytesHeld(): number | undefined;
+  /** Bytes of pages and answers held in this process's memory, for metrics. */
+  bytesHeld(): number;
   close(): Promise<void>;
 }
