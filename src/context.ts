@@ -38,6 +38,11 @@ export interface Context extends DoorContext {
   /** The alerts, when the gateway serves them (`ALERTS=on`); the alert fields use them. */
   alerts: AlertsApi | undefined;
   /**
+   * Set by a field that read the gateway's own state (the caller's alerts), which changes
+   * without the service: the answer is not kept for repeat views.
+   */
+  ownState?: boolean;
+  /**
    * The operation's subscription, once its field started one (`live/live-subscription.ts`):
    * what its last payload cost, for that payload's `extensions`.
    */

@@ -266,7 +266,9 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
   const live = liveDeps(config, upstream, logger, metrics, () => shuttingDown, leases);
   const alerts =
     config.alerts === 'on'
-      ? createAlerts(config, {
+      ? await createAlerts(config, {
+          link,
+          upstream: parts.upstreamUrl,
           admission,
           estimate: createEstimator(schema, {
             defaultPageSize: config.defaultPageSize,

@@ -7,7 +7,7 @@ import type { App } from '../app.js';
 import type { Caller } from '../auth/create-authenticator.js';
 import type { Context } from '../context.js';
 import type { Logger } from '../logging/create-logger.js';
-import type { Alert, AlertStore } from './alert-store.js';
+import type { Alert, AlertStore, Delivery } from './alert-store.js';
 import { dayOf, nextDay } from './budget-day.js';
 
 /** A delivery's id (`webhook-id`): the same for one alert and one record, whoever makes it. */
@@ -23,13 +23,16 @@ export interface AlertRunnerOptions {
   app: () => App | undefined;
   /** The caller an alert runs as (its key resolved now: `UPSTREAM_KEYS_FILE` may have changed). */
   callerOf: (alert: Alert) => Caller | null;
-  /** A delivery was added: the sender may look. */
-  added: () => void;
+  /** A delivery was written pending: the queue sends it. */
+  added: (delivery: Delivery) => void;
   logger: Logger;
   /** How often the alerts to run are looked for. */
   sweepMs?: number;
-  /** Whether this instance may run `alert` now (with Redis, the holder of its lease). */
-  claim?: (alert: Alert) => Promise<boolean>;
+  /**
+   * Whether this instance may run `alert` now (with Redis, the holder of its lease): undefined
+   * when that is not known now (Redis did not answer), and a run goes on as it was.
+   */
+  claim?: (alert: Alert) => Promise<boolean | undefined>;
 }
 
 /** What an alert does when its subscription ended with a code: wait until, or disable, and why. */
@@ -133,9 +136,13 @@ export class AlertRunner {
     const ids = new Set(runnable.map((alert) => alert.id));
     for (const id of [...this.#running.keys()]) if (!ids.has(id)) this.stop(id);
     for (const alert of runnable) {
-      if (this.#running.has(alert.id) || !this.#options.app()) continue;
-      if (this.#options.claim && !(await this.#options.claim(alert))) continue;
-      this.#run(alert);
+      if (!this.#options.app()) continue;
+      // With Redis, each sweep renews the leases of the alerts run here: one lost, its run stops.
+      // Unknown (Redis did not answer): a run goes on, none starts; a restart would pay its
+      // catch-up again.
+      const held = this.#options.claim ? await this.#options.claim(alert) : true;
+      if (held === false) this.stop(alert.id);
+      else if (held && !this.#running.has(alert.id)) this.#run(alert);
     }
   }
 
@@ -268,25 +275,22 @@ export class AlertRunner {
     spent: number,
   ): Promise<void> {
     const now = Date.now();
-    const added = await this.#options.store.addDelivery(
-      {
-        id: deliveryId(alert.id, record.id),
-        alertId: alert.id,
-        recordId: record.id,
-        body: JSON.stringify(payload),
-        status: 'pending',
-        attempts: 0,
-        lastStatus: null,
-        lastError: null,
-        nextAttemptAt: now,
-        deliveredAt: null,
-        createdAt: now,
-        discoveredAt: record.discoveredAt ? Date.parse(record.discoveredAt) : null,
-      },
-      record.discoveredAt,
-      spent,
-    );
-    if (added) this.#options.added();
+    const delivery: Delivery = {
+      id: deliveryId(alert.id, record.id),
+      alertId: alert.id,
+      recordId: record.id,
+      body: JSON.stringify(payload),
+      status: 'pending',
+      attempts: 0,
+      lastStatus: null,
+      lastError: null,
+      nextAttemptAt: now,
+      deliveredAt: null,
+      createdAt: now,
+      discoveredAt: record.discoveredAt ? Date.parse(record.discoveredAt) : null,
+    };
+    const added = await this.#options.store.addDelivery(delivery, record.discoveredAt, spent);
+    if (added) this.#options.added(delivery);
   }
 
   /** The subscription ended with `result`'s error: the alert waits, or is disabled, with why. */

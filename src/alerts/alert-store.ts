@@ -1,3 +1,6 @@
+/** The newest deliveries kept per alert (pending ones are always kept): the log's bound. */
+export const DELIVERIES_KEPT = 1_000;
+
 /** Whether an alert runs. */
 export type AlertStatus =
   /** Its subscription runs; its deliveries are sent. */

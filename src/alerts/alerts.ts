@@ -39,6 +39,8 @@ export interface AlertsOptions {
   app: () => App | undefined;
   /** An alert was made, resumed or changed: the runner looks now. */
   changed: (id: string) => void;
+  /** A delivery was made pending again: the queue sends it. */
+  redelivered: (delivery: Delivery) => void;
 }
 
 /** A new signing secret, as Standard Webhooks writes one: `whsec_` and 24 random bytes. */
@@ -291,8 +293,9 @@ export class Alerts implements AlertsApi {
     if (!delivery || !alert) throw notFound('delivery');
     const change = { status: 'pending' as const, nextAttemptAt: Date.now(), createdAt: Date.now() };
     await store.updateDelivery(deliveryId, change);
-    this.#options.changed(alert.id);
-    return { ...delivery, ...change };
+    const pending = { ...delivery, ...change };
+    this.#options.redelivered(pending);
+    return pending;
   }
 
   deliveries(alertId: string, first: number, after: string | null): Promise<Page<Delivery>> {

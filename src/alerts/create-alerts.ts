@@ -1,9 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Admission } from '../admission/admission.js';
 import type { App } from '../app.js';
 import type { Config } from '../config.js';
 import type { Estimator } from '../estimate/estimate-operation.js';
 import type { Logger } from '../logging/create-logger.js';
+import type { RedisLink } from '../redis/redis-link.js';
+import { sharedPrefix } from '../redis/shared-redis.js';
+import type { Alert, Delivery } from './alert-store.js';
+import type { DeliveryQueue } from './delivery-queue.js';
+import { RedisAlertStore } from './redis-alert-store.js';
 import { AlertRunner } from './alert-runner.js';
 import { Alerts } from './alerts.js';
 import { attemptDelivery, type DeliveryEvents } from './attempt-delivery.js';
@@ -34,19 +40,45 @@ export function privateTargetsAllowed(config: Config): boolean {
   );
 }
 
+/** How long an instance runs an alert without renewing its lease (with Redis). */
+const RUN_LEASE_MS = 10_000;
+
+/** Takes or renews the lease of an alert's run: 1 when this instance holds it. */
+const CLAIM = `
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+if holder then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+`;
+
 /**
- * The alerts of a gateway (`ALERTS=on`), from the settings: kept in the embedded SQLite file
- * (`ALERTS_DATA_DIR`), run on this instance through the same door as every subscription, their
- * deliveries sent by the embedded queue's loop.
+ * The alerts of a gateway (`ALERTS=on`), from the settings. Without `REDIS_URL`: kept in the
+ * embedded SQLite file (`ALERTS_DATA_DIR`), run on this instance, their deliveries sent by the
+ * embedded loop. With it: kept in Redis, each alert run by the instance holding its lease
+ * (renewed at each sweep, taken over within {@link RUN_LEASE_MS} of its holder's death), each
+ * delivery sent by one instance (BullMQ). Either way an alert runs through the same door as
+ * every subscription.
  */
-export function createAlerts(
+export async function createAlerts(
   config: Config,
-  deps: { admission: Admission; estimate: Estimator; logger: Logger; events?: DeliveryEvents },
-): AlertsPart {
-  const store = new SqliteAlertStore(
-    join(config.alertsDataDir, 'alerts.sqlite'),
-    createSeal(config.cursorSecret),
-  );
+  deps: {
+    admission: Admission;
+    estimate: Estimator;
+    logger: Logger;
+    events?: DeliveryEvents;
+    /** The process's link to the shared Redis (`REDIS_URL`), if any. */
+    link?: RedisLink;
+    /** The service's URL: alerts in Redis are kept under its name, as every shared thing is. */
+    upstream: string;
+  },
+): Promise<AlertsPart> {
+  const seal = createSeal(config.cursorSecret);
+  const { link, logger } = deps;
+  const prefix = link ? `${sharedPrefix(deps.upstream)}alerts:` : '';
+  const store = link
+    ? new RedisAlertStore(link, seal, prefix)
+    : new SqliteAlertStore(join(config.alertsDataDir, 'alerts.sqlite'), seal);
   const allowPrivate = privateTargetsAllowed(config);
   let app: App | undefined;
   const sender = createWebhookSender({
@@ -59,21 +91,32 @@ export function createAlerts(
     retryMaxMs: Math.max(config.alertRetryBaseMs, 60 * 60_000),
     disableAfter: config.alertDisableAfter,
   };
-  const loop = new DeliveryLoop({
-    queue: store,
-    attempt: (delivery) =>
-      attemptDelivery(delivery, {
-        store,
-        sender,
-        rules,
-        logger: deps.logger,
-        events: deps.events,
-      }),
-    concurrency: SENDERS,
-    leaseMs: config.alertDeliveryTimeoutMs + 5_000,
-    onError: (error) =>
-      deps.logger.warn(`alerts: an attempt failed to be booked (${(error as Error).message})`),
-  });
+  const attempt = (delivery: Delivery) =>
+    attemptDelivery(delivery, { store, sender, rules, logger, events: deps.events });
+  const leaseMs = config.alertDeliveryTimeoutMs + 5_000;
+  let queue: DeliveryQueue;
+  if (link) {
+    // Loaded only with Redis: BullMQ and its client stay out of a gateway without it.
+    const { RedisDeliveryQueue } = await import('./redis-delivery-queue.js');
+    queue = new RedisDeliveryQueue({
+      url: link.url,
+      prefix: `${prefix}queue`,
+      store: store as RedisAlertStore,
+      attempt,
+      concurrency: SENDERS,
+      lockMs: leaseMs,
+      onError: (message) => logger.warn(message),
+    });
+  } else {
+    queue = new DeliveryLoop({
+      queue: store as SqliteAlertStore,
+      attempt,
+      concurrency: SENDERS,
+      leaseMs,
+      onError: (error) =>
+        logger.warn(`alerts: an attempt failed to be booked (${(error as Error).message})`),
+    });
+  }
   const alerts: Alerts = new Alerts({
     config,
     admission: deps.admission,
@@ -89,28 +132,40 @@ export function createAlerts(
     changed: (id) => {
       runner.stop(id);
       runner.wake();
-      loop.wake();
     },
+    redelivered: (delivery) => queue.added(delivery),
   });
+  const instance = randomUUID();
   const runner = new AlertRunner({
     store,
     admission: deps.admission,
     app: () => app,
     callerOf: (alert) => alerts.callerOf(alert),
-    added: () => loop.wake(),
-    logger: deps.logger,
+    added: (delivery) => queue.added(delivery),
+    logger,
+    ...(link
+      ? {
+          claim: (alert: Alert) =>
+            link
+              .run((redis) =>
+                redis.eval(CLAIM, 1, `${prefix}run:${alert.id}`, instance, RUN_LEASE_MS),
+              )
+              .then((held) => held === 1)
+              .catch(() => undefined),
+        }
+      : {}),
   });
   return {
     alerts,
     start(composed) {
       app = composed;
       runner.start();
-      loop.start();
+      queue.start();
     },
-    depth: () => loop.depth,
+    depth: () => queue.depth(),
     async close() {
       await runner.close();
-      await loop.close();
+      await queue.close();
       await sender.close();
       await store.close();
     },

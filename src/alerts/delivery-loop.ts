@@ -1,5 +1,6 @@
 import type { Delivery } from './alert-store.js';
 import type { AttemptResult } from './attempt-delivery.js';
+import type { DeliveryQueue } from './delivery-queue.js';
 
 /** The queue of due deliveries the loop reads: the embedded store's. */
 export interface DueDeliveries {
@@ -29,7 +30,7 @@ const IDLE_MS = 5_000;
  * is due or it is woken (a delivery added). A claimed delivery whose process died while sending
  * it is due again once its claim lapses, with the same `webhook-id`.
  */
-export class DeliveryLoop {
+export class DeliveryLoop implements DeliveryQueue {
   readonly #options: DeliveryLoopOptions;
   #inFlight = 0;
   #timer: NodeJS.Timeout | undefined;
@@ -57,8 +58,11 @@ export class DeliveryLoop {
     this.#sleep();
   }
 
-  /** Deliveries waiting (the queue's depth). */
-  get depth(): number {
+  added(): void {
+    this.wake();
+  }
+
+  depth(): number {
     return this.#options.queue.pending();
   }
 

@@ -1,6 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Alert, AlertStore, Delivery, Page } from './alert-store.js';
+import {
+  DELIVERIES_KEPT,
+  type Alert,
+  type AlertStore,
+  type Delivery,
+  type Page,
+} from './alert-store.js';
 import { openSqlite, type SqliteDatabase } from './open-sqlite.js';
 import type { Seal } from './seal.js';
 
@@ -262,6 +268,13 @@ export class SqliteAlertStore implements AlertStore {
       this.#db
         .prepare('UPDATE alerts SET watermark = coalesce(?, watermark), spent = ? WHERE id = ?')
         .run(watermark, spent, delivery.alertId);
+      // The log's bound: past the newest DELIVERIES_KEPT, settled deliveries go.
+      this.#db
+        .prepare(
+          `DELETE FROM deliveries WHERE alert_id = ? AND status != 'pending' AND id NOT IN
+             (SELECT id FROM deliveries WHERE alert_id = ? ORDER BY created_at DESC, id DESC LIMIT ?)`,
+        )
+        .run(delivery.alertId, delivery.alertId, DELIVERIES_KEPT);
       this.#db.exec('COMMIT');
       return Number(added.changes) > 0;
     } catch (error) {

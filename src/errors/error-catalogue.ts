@@ -147,7 +147,7 @@ export const errorCatalogue = {
   NOT_FOUND: {
     raisedBy: ['gateway'],
     retryable: false,
-    when: "an alert or a delivery id names nothing the caller owns: it was deleted, or it is another caller's (whose alerts a caller never sees)",
+    when: "an alert or a delivery id names nothing the caller owns: it was deleted, or it is another caller's (whose alerts a caller never sees); or alerts are not served (`ALERTS=off`)",
   },
   UPSTREAM_REQUESTS_EXCEEDED: {
     raisedBy: ['gateway'],

@@ -68,6 +68,7 @@ export function useAnswerKeeping(answers: KnownAnswers): Plugin {
       const run = (serverContext as { answerRun?: Run }).answerRun;
       if (!run || Array.isArray(result) || Symbol.asyncIterator in result) return;
       if (result.errors?.length || result.data == null) return;
+      if ((serverContext as Partial<Context>).ownState) return;
       run.data = keptData(result as ExecutionResult & Stringified);
     },
     onResponse({ response, serverContext }) {

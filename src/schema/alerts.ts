@@ -1,3 +1,4 @@
+import { ErrorCode, gatewayError } from '../errors.js';
 import type { Alert, Delivery, Page } from '../alerts/alert-store.js';
 import { dayOf } from '../alerts/budget-day.js';
 import type { AlertsApi } from '../alerts/alerts-api.js';
@@ -11,7 +12,11 @@ const MAX_FIRST = 100;
 
 /** The alerts of the context, or the refusal where they are not served (`ALERTS=off`). */
 function alertsOf(context: Context): AlertsApi {
-  if (!context.alerts) throw new Error('Alerts are not served here (ALERTS=off).');
+  if (!context.alerts) {
+    throw gatewayError(ErrorCode.NOT_FOUND, 'Alerts are not served by this gateway (ALERTS=off).');
+  }
+  // What the caller's alerts are now, not when a repeat view's answer was kept.
+  context.ownState = true;
   return context.alerts;
 }
 

@@ -279,6 +279,13 @@ describe('alerts over HTTP, against the sandbox', () => {
     expect(anonymous.errors?.[0]?.extensions?.code).toBe('UNAUTHORIZED');
   });
 
+  it('never answers a repeat view of the alerts from a kept answer: they change without the service', async () => {
+    const query = `{ fundingEvents(first: 1) { nodes { uuid } } alerts { edges { node { id } } } }`;
+    expect((await stack.gql(query)).data.alerts.edges).toEqual([]);
+    const { id } = await create(stack, { subscription: ROUNDS, variables: {} });
+    expect((await stack.gql(query)).data.alerts.edges).toEqual([{ node: { id } }]);
+  });
+
   it('pauses, resumes and rotates: the new secret signs the next delivery', async () => {
     const { id, secret } = await create(stack, {
       subscription: ROUNDS,
