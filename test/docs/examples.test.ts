@@ -148,14 +148,9 @@ describe('the docs examples', () => {
   });
 
   it(`shows ${NOT_RUN} not run, each saying why`, () => {
-    expect(notRun.map((example) => `${example.name}: ${example.fence.notRun}`)).toHaveLength(
-      NOT_RUN,
-    );
+    expect(notRun).toHaveLength(NOT_RUN);
+    for (const example of notRun) expect(example.fence.notRun, example.name).toMatch(/\w{3}/);
   });
-
-  for (const example of notRun) {
-    it.skip(`${example.name} (not run: ${example.fence.notRun})`, () => {});
-  }
 
   for (const example of run) {
     it(`${example.name} (${example.kind}) answers as the docs show`, async () => {
