@@ -1,20 +1,27 @@
 /**
- * The README's configuration table, rendered from `settings` in src/config.ts. Run it to print the
- * table; `--write` puts it in README.md between the config-table markers (`npm run config:table`);
- * `--check` exits 1 when README.md's table is stale (`npm run config:check`).
+ * The configuration table of docs/operations.md, rendered from `settings` in src/config.ts. Run
+ * it to print the table; `--write` puts it in the page between the config-table markers
+ * (`npm run config:table`); `--check` exits 1 when the page's table is stale
+ * (`npm run config:check`).
  */
 import { pathToFileURL } from 'node:url';
 import { settings } from '../src/config.js';
 import type { Setting } from '../src/config/setting.js';
-import { renderTable, runTableCommand, tableIn, type ReadmeTable } from './readme-table.js';
+import { renderTable, runTableCommand, type DocTable } from './doc-table.js';
 
 /** The settings: variable, default, meaning. */
-export const configTable: ReadmeTable = {
+export const configTable: DocTable = {
+  file: 'docs/operations.md',
   marker: 'config-table',
   title: 'configuration table',
   command: 'npm run config:table',
   columns: ['variable', 'default', 'meaning'],
-  rows: () => Object.values(settings).map((s) => [`\`${s.env}\``, shownDefault(s), s.description]),
+  rows: (see) =>
+    Object.values(settings).map((s) => [
+      `\`${s.env}\``,
+      shownDefault(s),
+      s.see ? `${s.description}; see ${see(s.see)}` : s.description,
+    ]),
 };
 
 function shownDefault(s: Setting<unknown>): string {
@@ -28,11 +35,8 @@ function shownDefault(s: Setting<unknown>): string {
   return `\`${String(s.default)}\``;
 }
 
-/** The markdown table of settings, as prettier formats README.md. */
+/** The markdown table of settings, as prettier formats its page. */
 export const renderConfigTable = () => renderTable(configTable);
-
-/** The table `readme` holds between the config-table markers. */
-export const readmeConfigTable = (readme: string) => tableIn(readme, configTable);
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   await runTableCommand(configTable);

@@ -1,26 +1,27 @@
 /**
- * The README's error table, rendered from the catalogue in src/errors/error-catalogue.ts. Run it
- * to print the table; `--write` puts it in README.md between the error-table markers
- * (`npm run errors:table`); `--check` exits 1 when README.md's table is stale
+ * The error table of docs/clients.md, rendered from the catalogue in src/errors/error-catalogue.ts.
+ * Run it to print the table; `--write` puts it in the page between the error-table markers
+ * (`npm run errors:table`); `--check` exits 1 when the page's table is stale
  * (`npm run errors:check`).
  */
 import { pathToFileURL } from 'node:url';
 import { errorCatalogue, type ErrorEntry, type ErrorHttp } from '../src/errors/error-catalogue.js';
-import { renderTable, runTableCommand, tableIn, type ReadmeTable } from './readme-table.js';
+import { renderTable, runTableCommand, type DocTable } from './doc-table.js';
 
 /** Every code: its HTTP status, whether to retry, who raises it, when, and its extensions. */
-export const errorTable: ReadmeTable = {
+export const errorTable: DocTable = {
+  file: 'docs/clients.md',
   marker: 'error-table',
   title: 'error table',
   command: 'npm run errors:table',
   columns: ['`extensions.code`', 'HTTP status', 'retry', 'raised by', 'when', 'extra `extensions`'],
-  rows: () =>
+  rows: (see) =>
     Object.entries(errorCatalogue).map(([code, entry]: [string, ErrorEntry]) => [
       `\`${code}\``,
       shownStatus(entry.http, entry.raisedBy.includes('service')),
       entry.retryable ? 'yes' : 'no',
       entry.raisedBy.join(', '),
-      entry.when,
+      entry.see ? `${entry.when}; see ${see(entry.see)}` : entry.when,
       entry.extensions ?? '',
     ]),
 };
@@ -38,11 +39,8 @@ function shownStatus(http: ErrorHttp | undefined, service: boolean): string {
   ].join(' ');
 }
 
-/** The markdown table of error codes, as prettier formats README.md. */
+/** The markdown table of error codes, as prettier formats its page. */
 export const renderErrorTable = () => renderTable(errorTable);
-
-/** The table `readme` holds between the error-table markers. */
-export const readmeErrorTable = (readme: string) => tableIn(readme, errorTable);
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   await runTableCommand(errorTable);

@@ -33,7 +33,8 @@ export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 /**
  * Every setting the gateway reads from its environment, each declared once: the `Config` property
  * it fills, then its variable, kind, default and description. `Config`, `defaultConfig`,
- * `loadConfig` and the README's table (`npm run config:table`, in this order) come from here.
+ * `loadConfig` and the configuration table of docs/operations.md (`npm run config:table`, in this
+ * order) come from here.
  */
 export const settings = {
   upstreamUrl: setting(
@@ -272,6 +273,7 @@ export const settings = {
     integer(0, 86_400),
     60,
     'how long an upstream page is served again from the cache, per API key (repeats cost no credits); 0 turns the cache off, and the joining of concurrent requests with it',
+    { see: 'The page cache' },
   ),
   cacheStaleSeconds: setting(
     'CACHE_STALE_SECONDS',
@@ -290,7 +292,7 @@ export const settings = {
     url({ protocols: ['redis:', 'rediss:'], quiet: true }),
     null,
     "a Redis URL (`redis://host:6379`) holding the state every instance naming it shares: the page cache and kept answers, the credit quotas, the subscriptions' pollers (Redis bounds its memory itself). While it is hung or unreachable, each instance serves from its own memory (pages, answers; quotas from the levels last known) and polls on its own",
-    { shownDefault: '_(unset: in memory)_' },
+    { shownDefault: '_(unset: in memory)_', see: 'Redis: what instances share' },
   ),
   cacheUrl: setting(
     'CACHE_URL',
@@ -304,14 +306,14 @@ export const settings = {
     creditQuota(),
     null,
     "credits each principal (an API key; with `AUTH_MODE=jwt`, a token's `sub` in its workspace, `JWT_WORKSPACE_CLAIM`) may spend over time, `<credits>/<minute|hour|day>` (`5000/hour`): a bucket of that many credits, refilled continuously; an operation whose estimate does not fit what is left is refused (429 `CREDIT_QUOTA_EXCEEDED`). Shared by the instances through `REDIS_URL`",
-    { shownDefault: '_(unset: no quota)_' },
+    { shownDefault: '_(unset: no quota)_', see: 'Quotas' },
   ),
   trustedDocuments: setting(
     'TRUSTED_DOCUMENTS',
     trustedDocuments(),
     null,
     'path to a JSON file of operation id → document (`{"<sha256>": "query Q { … }"}`, as Relay writes it): only those run, by id; query text and APQ are refused; checked at boot',
-    { shownDefault: '_(unset: any operation)_' },
+    { shownDefault: '_(unset: any operation)_', see: 'Trusted documents' },
   ),
   corsOrigins: setting(
     'CORS_ORIGINS',
@@ -323,7 +325,8 @@ export const settings = {
     'AUTH_MODE',
     oneOf(...AUTH_MODES),
     'api-key',
-    "`api-key`: each caller sends its workspace's key, forwarded upstream; `jwt`: each sends a token of your identity provider, verified here, and the server's key goes upstream (see [Serving a web app](#serving-a-web-app))",
+    "`api-key`: each caller sends its workspace's key, forwarded upstream; `jwt`: each sends a token of your identity provider, verified here, and the server's key goes upstream",
+    { see: 'Serving a web app' },
   ),
   upstreamApiKey: setting(
     'UPSTREAM_API_KEY',
@@ -410,7 +413,8 @@ export const settings = {
     'OTEL_TRACES_EXPORTER',
     oneOf('none', 'otlp'),
     'none',
-    'OpenTelemetry traces: `otlp` exports a span per GraphQL request, per operation and per upstream request sent, over OTLP/HTTP (see [Traces](#traces)); `none` loads no tracing code at all',
+    'OpenTelemetry traces: `otlp` exports a span per GraphQL request, per operation and per upstream request sent, over OTLP/HTTP; `none` loads no tracing code at all',
+    { see: 'Traces' },
   ),
   otlpEndpoint: setting(
     'OTEL_EXPORTER_OTLP_ENDPOINT',

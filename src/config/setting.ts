@@ -15,12 +15,17 @@ export interface Setting<T> {
   kind: Kind<T>;
   /** The value when the variable is unset or blank. */
   default: T;
-  /** What the setting does, as the README's table shows it (markdown). */
+  /** What the setting does, as the configuration table shows it (markdown, no links). */
   description: string;
-  /** The README shows "a built-in constant" instead of the default (or "unset"). */
+  /** The table shows "a built-in constant" instead of the default (or "unset"). */
   secret?: boolean;
-  /** How the README shows the default, when the value alone would not say what it means. */
+  /** How the table shows the default, when the value alone would not say what it means. */
   shownDefault?: string;
+  /**
+   * The title of the docs' section that says more (a heading of README.md, CONTRIBUTING.md or
+   * docs/), e.g. `Traces`: the table's generator links it, wherever that section is.
+   */
+  see?: string;
 }
 
 /**
@@ -32,7 +37,7 @@ export function setting<T, D extends T | null>(
   kind: Kind<T>,
   fallback: D,
   description: string,
-  options: Pick<Setting<T>, 'secret' | 'shownDefault'> = {},
+  options: Pick<Setting<T>, 'secret' | 'shownDefault' | 'see'> = {},
 ): Setting<T | D> {
   return { env, kind, default: fallback, description, ...options };
 }

@@ -35,8 +35,13 @@ export interface ErrorEntry {
   readonly retryable: boolean;
   /** Who raises it. */
   readonly raisedBy: readonly ErrorSide[];
-  /** When a client gets it: one line of markdown, the README's error table. */
+  /** When a client gets it: one line of markdown (no links), the docs' error table. */
   readonly when: string;
+  /**
+   * The title of the docs' section that says more (a heading of README.md, CONTRIBUTING.md or
+   * docs/): the table's generator links it, wherever that section is.
+   */
+  readonly see?: string;
   /** The `extensions` it carries beside `code`, as markdown; absent for none. */
   readonly extensions?: string;
 }
@@ -47,10 +52,10 @@ const limit = (s: Setting<number>) => `\`${s.env}\` (${s.default.toLocaleString(
 const nothingRuns = '(nothing runs)';
 
 /**
- * Every `extensions.code` a client can get, each once, in the order the README lists them.
+ * Every `extensions.code` a client can get, each once, in the order the docs list them.
  * `ErrorCode`, the service's codes the upstream mapping passes through, the status each error
- * is answered with (`gatewayError`) and the README's error table (`npm run errors:table`) are all
- * read from here.
+ * is answered with (`gatewayError`) and the error table of docs/clients.md (`npm run
+ * errors:table`) are all read from here.
  */
 export const errorCatalogue = {
   INVALID_INPUT: {
@@ -75,7 +80,8 @@ export const errorCatalogue = {
     http: { status: 401, headers: { 'WWW-Authenticate': 'Bearer' } },
     raisedBy: ['gateway'],
     retryable: false,
-    when: `\`${settings.authMode.env}=jwt\` and the request sent no bearer token, or its token failed a check (signature, algorithm, \`kid\`, \`iss\`, \`aud\`, \`exp\`, \`nbf\`): the message says which, and \`WWW-Authenticate\` adds \`error="invalid_token"\` where a token was sent; see [Serving a web app](#serving-a-web-app) ${nothingRuns}`,
+    when: `\`${settings.authMode.env}=jwt\` and the request sent no bearer token, or its token failed a check (signature, algorithm, \`kid\`, \`iss\`, \`aud\`, \`exp\`, \`nbf\`): the message says which, and \`WWW-Authenticate\` adds \`error="invalid_token"\` where a token was sent ${nothingRuns}`,
+    see: 'Keys and tokens',
   },
   PAYMENT_REQUIRED: {
     raisedBy: ['service'],
@@ -100,12 +106,14 @@ export const errorCatalogue = {
     http: { status: 503, headers: { 'retry-after': '5' } },
     raisedBy: ['gateway'],
     retryable: true,
-    when: "`AUTH_MODE=jwt` and the identity provider's keys (`JWT_JWKS_URL`) could not be fetched, so the token could not be checked; see [Serving a web app](#serving-a-web-app) (nothing runs)",
+    when: "`AUTH_MODE=jwt` and the identity provider's keys (`JWT_JWKS_URL`) could not be fetched, so the token could not be checked (nothing runs)",
+    see: 'Keys and tokens',
   },
   UPSTREAM_UNAVAILABLE: {
     raisedBy: ['gateway'],
     retryable: true,
-    when: `the service was unreachable, timed out, failed (5xx), or answered an unknown code or a malformed body, after the retries; or the circuit breaker is open (nothing is sent); and no cached page of the same request, expired less than \`${settings.cacheStaleSeconds.env}\` ago, could answer instead (see [The page cache](#the-page-cache))`,
+    when: `the service was unreachable, timed out, failed (5xx), or answered an unknown code or a malformed body, after the retries; or the circuit breaker is open (nothing is sent); and no cached page of the same request, expired less than \`${settings.cacheStaleSeconds.env}\` ago, could answer instead`,
+    see: 'The page cache',
     extensions: '`upstreamStatus`, `requestId` when known; `retryAfter` when the breaker is open',
   },
   OPERATION_TIMEOUT: {
@@ -116,14 +124,16 @@ export const errorCatalogue = {
   CREDIT_BUDGET_EXCEEDED: {
     raisedBy: ['gateway'],
     retryable: false,
-    when: `the operation's estimate is above its budget, so it is refused before any upstream request; see [A budget per operation](#a-budget-per-operation) ${nothingRuns}`,
+    when: `the operation's estimate is above its budget, so it is refused before any upstream request ${nothingRuns}`,
+    see: 'A budget per operation',
     extensions: '`estimate`, `budget`',
   },
   CREDIT_QUOTA_EXCEEDED: {
     http: { status: 429 },
     raisedBy: ['gateway'],
     retryable: true,
-    when: `the operation's estimate does not fit what is left of the caller's credit quota (\`${settings.creditQuota.env}\`, or the token's \`${settings.jwtQuotaClaim.env}\`), so it is refused before any upstream request; \`Retry-After\` and \`retryAfter\` say when it fits, and neither is sent for an estimate above the whole quota, which never fits; see [Serving a web app](#serving-a-web-app) ${nothingRuns}`,
+    when: `the operation's estimate does not fit what is left of the caller's credit quota (\`${settings.creditQuota.env}\`, or the token's \`${settings.jwtQuotaClaim.env}\`), so it is refused before any upstream request; \`Retry-After\` and \`retryAfter\` say when it fits, and neither is sent for an estimate above the whole quota, which never fits ${nothingRuns}`,
+    see: 'Quotas',
     extensions:
       '`estimate`, `available`, `limit`, `retryAfter` (seconds; absent when it never fits)',
   },
@@ -136,12 +146,14 @@ export const errorCatalogue = {
   CREDIT_BUDGET_EXHAUSTED: {
     raisedBy: ['gateway'],
     retryable: false,
-    when: "the operation spent its budget while running: this field's rest was not fetched (a list returns what it has); a subscription ends with it once its budget is spent (see [Live signals](#live-signals-subscriptions))",
+    when: "the operation spent its budget while running: this field's rest was not fetched (a list returns what it has); a subscription ends with it once its budget is spent",
+    see: 'A budget per operation',
   },
   TOO_MANY_SUBSCRIPTIONS: {
     raisedBy: ['gateway'],
     retryable: true,
-    when: `a subscription would go past a bound named by \`scope\`: \`principal\`, its principal has ${limit(settings.maxSubscriptionsPerPrincipal)} subscriptions open on this instance; \`connection\`, its WebSocket has ${limit(settings.maxSubscriptionsPerConnection)}; \`key\`, its upstream key has ${limit(settings.maxPollersPerKey)} pollers (distinct lists and filters) and it needs one more (the filters of a running subscription always fit). It may fit once another ends (see [Live signals](#live-signals-subscriptions)) ${nothingRuns}`,
+    when: `a subscription would go past a bound named by \`scope\`: \`principal\`, its principal has ${limit(settings.maxSubscriptionsPerPrincipal)} subscriptions open on this instance; \`connection\`, its WebSocket has ${limit(settings.maxSubscriptionsPerConnection)}; \`key\`, its upstream key has ${limit(settings.maxPollersPerKey)} pollers (distinct lists and filters) and it needs one more (the filters of a running subscription always fit). It may fit once another ends ${nothingRuns}`,
+    see: 'Subscriptions',
     extensions: '`limit`, `scope`',
   },
   NOT_FOUND: {
@@ -177,13 +189,15 @@ export const errorCatalogue = {
     http: { status: 400, spec: true },
     raisedBy: ['gateway'],
     retryable: false,
-    when: `the document nests \`{\`, \`[\` and \`(\` too deep to parse (see [Query limits](#query-limits)); refused before parsing ${nothingRuns}`,
+    when: `the document nests \`{\`, \`[\` and \`(\` too deep to parse; refused before parsing ${nothingRuns}`,
+    see: 'Query limits',
   },
   MAX_DEPTH_EXCEEDED: {
     http: { status: 400, spec: true },
     raisedBy: ['gateway'],
     retryable: false,
-    when: `an operation nests fields deeper than ${limit(settings.maxDepth)}; see [Query limits](#query-limits) ${nothingRuns}`,
+    when: `an operation nests fields deeper than ${limit(settings.maxDepth)} ${nothingRuns}`,
+    see: 'Query limits',
     extensions: '`limit`, `found`',
   },
   MAX_ALIASES_EXCEEDED: {
@@ -226,7 +240,8 @@ export const errorCatalogue = {
     http: { status: 404 },
     raisedBy: ['gateway'],
     retryable: true,
-    when: `a hash sent without its query ([persisted queries](#persisted-queries)) is not registered, or no longer: send both, which registers it (the message is \`PersistedQueryNotFound\`, on which clients do so) ${nothingRuns}`,
+    when: `a hash sent without its query is not registered, or no longer: send both, which registers it (the message is \`PersistedQueryNotFound\`, on which clients do so) ${nothingRuns}`,
+    see: 'Persisted queries',
   },
   PERSISTED_QUERY_MISMATCH: {
     http: { status: 400 },

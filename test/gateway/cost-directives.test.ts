@@ -28,7 +28,7 @@ import { startStack, type Stack } from '../helpers/start-stack.js';
  * gateway answers its own estimate (`X-Credit-Estimate: only`); and Hive Gateway's demand control
  * estimates it over the supergraph composed from `subgraph.graphql`. Where the specification
  * cannot express one of our rules, or Hive Gateway reads it otherwise, the row says what they
- * count and why (README, "Costs in the schema").
+ * count and why (docs/costs.md, "Costs in the schema").
  */
 
 /** The directive definitions, as the specification writes them (sections 7 and 8). */

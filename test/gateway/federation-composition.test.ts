@@ -195,7 +195,7 @@ describe('composed with another subgraph and served by Hive Gateway', () => {
     const served = spentOn(stack.sandbox);
     // The router answers with its own extensions: this gateway's `credits` are not among them.
     expect(body.extensions?.credits).toBeUndefined();
-    // The header carries them instead (README, Clients).
+    // The header carries them instead (docs/operations.md, "Behind a federation router").
     expect(Number(headers.get('x-credits-used'))).toBe(served.credits);
     expect(served.credits).toBe(2);
   });

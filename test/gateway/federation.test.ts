@@ -264,7 +264,7 @@ describe('_entities', () => {
       domain: c.domain,
     }));
     const allowed = await subgraph(ENTITIES, { representations });
-    // A lookup by domain costs one credit each, exactly (the README's refetch cost).
+    // A lookup by domain costs one credit each, exactly (docs/costs.md, "What things cost").
     expect(allowed.extensions).toMatchObject({ credits: { estimate: 3, used: 3 } });
     stack.sandbox.reset();
 

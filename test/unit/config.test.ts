@@ -3,11 +3,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readmeConfigTable, renderConfigTable } from '../../scripts/config-table.js';
+import { configTable, renderConfigTable } from '../../scripts/config-table.js';
+import { pathOf, tableIn } from '../../scripts/doc-table.js';
 import {
   DEFAULT_CURSOR_SECRET,
   defaultConfig,
   loadConfig,
+  settings,
   sharedRedisUrl,
 } from '../../src/config.js';
 import { boolean, list, oneOf, url } from '../../src/config/kinds.js';
@@ -24,10 +26,14 @@ function errorOf(read: (env: NodeJS.ProcessEnv) => unknown, env: NodeJS.ProcessE
   return undefined;
 }
 
-describe("README's configuration table", () => {
+describe("docs/operations.md's configuration table", () => {
   it('is the table rendered from src/config.ts (run `npm run config:table` after a change)', async () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    expect(readmeConfigTable(readme)).toBe(await renderConfigTable());
+    const page = readFileSync(pathOf(configTable), 'utf8');
+    expect(tableIn(page, configTable)).toBe(await renderConfigTable());
+  });
+
+  it('takes no link from a description: the generator links each `see` title', () => {
+    for (const s of Object.values(settings)) expect(s.description, s.env).not.toMatch(/\]\(/);
   });
 
   it('shows the cursor secret as a built-in constant, not its value', async () => {

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { readmeErrorTable, renderErrorTable } from '../../scripts/error-table.js';
+import { pathOf, tableIn } from '../../scripts/doc-table.js';
+import { errorTable, renderErrorTable } from '../../scripts/error-table.js';
 import { fromUpstreamError, gatewayError } from '../../src/errors.js';
 import { UpstreamError } from '../../src/upstream/upstream-error.js';
 import {
@@ -131,9 +132,15 @@ describe('gatewayError', () => {
   });
 });
 
-describe("README's error table", () => {
+describe("docs/clients.md's error table", () => {
   it('is the table rendered from the catalogue (run `npm run errors:table` after a change)', async () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    expect(readmeErrorTable(readme)).toBe(await renderErrorTable());
+    const page = readFileSync(pathOf(errorTable), 'utf8');
+    expect(tableIn(page, errorTable)).toBe(await renderErrorTable());
+  });
+
+  it('takes no link from a `when`: the generator links each `see` title', () => {
+    for (const [code, entry] of Object.entries(errorCatalogue)) {
+      expect((entry as ErrorEntry).when, code).not.toMatch(/\]\(/);
+    }
   });
 });

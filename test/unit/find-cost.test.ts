@@ -125,7 +125,7 @@ describe("each node type's findCost is what its find spends", () => {
     expect(charged()).toBe(cost.worstCost);
   });
 
-  it('names the costs the README gives', () => {
+  it('names the costs docs/costs.md gives', () => {
     expect(companyNode.findCost(hinted.Company!)).toEqual({ assumedCost: 1, worstCost: null });
     expect(companyNode.findCost({ uuid: UUID })).toEqual({ assumedCost: 1, worstCost: 3 });
     expect(investorNode.findCost(hinted.Investor!)).toEqual({ assumedCost: 1, worstCost: null });
