@@ -102,7 +102,12 @@ describe('alerts on two instances sharing one Redis', () => {
       .reduce((sum, entry) => sum + entry.records, 0);
     expect(
       charged,
-      JSON.stringify(stack.sandbox.requestLog().slice(before).filter((e) => e.records > 0)),
+      JSON.stringify(
+        stack.sandbox
+          .requestLog()
+          .slice(before)
+          .filter((e) => e.records > 0),
+      ),
     ).toBe(added.length);
     for (const id of made) {
       const seen = await second.gql(ALERT, { id });
