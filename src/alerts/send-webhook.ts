@@ -102,23 +102,24 @@ async function readUpTo(body: AsyncIterable<Buffer> & { destroy(): void }, max: 
   }
 }
 
+/** What a failed attempt says of itself, by Node's and undici's error names (not GraphQL codes). */
+const FAILURES: Record<string, string> = {
+  UND_ERR_CONNECT_TIMEOUT: 'no answer within the attempt timeout',
+  UND_ERR_HEADERS_TIMEOUT: 'no answer within the attempt timeout',
+  UND_ERR_BODY_TIMEOUT: 'no answer within the attempt timeout',
+  ECONNREFUSED: 'the connection was refused',
+  ENOTFOUND: 'the host does not resolve',
+  EAI_AGAIN: 'the host does not resolve',
+};
+
 /** What a failed attempt says of itself: its kind, never its URL's secrets or the body. */
 function failureOf(error: unknown): string {
-  const code = (error as { code?: string }).code;
-  if (
-    code === 'UND_ERR_CONNECT_TIMEOUT' ||
-    code === 'UND_ERR_HEADERS_TIMEOUT' ||
-    code === 'UND_ERR_BODY_TIMEOUT'
-  ) {
-    return 'no answer within the attempt timeout';
-  }
+  const name = (error as { code?: string }).code;
+  if (name && FAILURES[name]) return FAILURES[name];
   if ((error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError') {
     return 'no answer within the attempt timeout';
   }
-  if (code === 'ECONNREFUSED') return 'the connection was refused';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the host does not resolve';
-  if (code) return `the connection failed (${code})`;
-  return 'the connection failed';
+  return name ? `the connection failed (${name})` : 'the connection failed';
 }
 
 export type WebhookSender = ReturnType<typeof createWebhookSender>;

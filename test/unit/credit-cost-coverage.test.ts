@@ -18,6 +18,8 @@ const fields = objectTypes.flatMap((type) =>
     (field) => [`${type.name}.${field.name}`, type, field] as const,
   ),
 );
+/** The gateway's own state (the caller's alerts): no service record, no credit (`local`). */
+const isLocal = (name: string) => /^(Query\.alerts?|Alert\.deliveries)$/.test(name);
 const isConnectionType = (type: GraphQLObjectType) => type.name.endsWith('Connection');
 
 /** Whether a value of `type` is only leaves: nothing under it can spend or hold a record. */
@@ -29,15 +31,24 @@ function isPlain(type: GraphQLObjectType): boolean {
 }
 
 describe('every field that can spend declares its cost (the estimate reads nothing else)', () => {
-  it.each(fields.filter(([, , field]) => isConnectionType(getNamedType(field.type) as never)))(
-    '%s, a connection',
+  it.each(fields.filter(([name]) => isLocal(name)))(
+    '%s, local: it costs nothing',
     (_name, _type, field) => {
-      expect(creditCostOf(field as GraphQLField<unknown, unknown>)?.kind).toBe('connection');
+      expect(creditCostOf(field as GraphQLField<unknown, unknown>)?.kind).toBe('local');
     },
   );
 
   it.each(
+    fields.filter(
+      ([name, , field]) => !isLocal(name) && isConnectionType(getNamedType(field.type) as never),
+    ),
+  )('%s, a connection', (_name, _type, field) => {
+    expect(creditCostOf(field as GraphQLField<unknown, unknown>)?.kind).toBe('connection');
+  });
+
+  it.each(
     Object.values(schema.getQueryType()!.getFields())
+      .filter((field) => !isLocal(`Query.${field.name}`))
       .filter((field) => !isConnectionType(getNamedType(field.type) as GraphQLObjectType))
       .map((field) => [field.name, field] as const),
   )("Query.%s, a lookup, with its worst case for the schema's @cost", (_name, field) => {
