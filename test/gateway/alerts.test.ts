@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parseCreditQuota } from '../../src/credits/quota/credit-quota.js';
 import { captureLog } from '../helpers/capture-log.js';
 import { parseMetrics, valueOf } from '../helpers/prometheus.js';
 import { killGatewayProcesses, startGatewayProcess } from '../helpers/start-process.js';
@@ -350,6 +351,7 @@ describe('alerts over HTTP, against the sandbox', () => {
       'a reason',
     );
     const seen = await stack.gql(ALERT, { id });
+    expect(seen.data.alert.status).toBe('WAITING');
     expect(seen.data.alert.reason).toMatch(/daily budget/);
     expect(seen.data.alert.spentToday).toBeLessThanOrEqual(2);
     expect(receiver.received.length).toBeLessThanOrEqual(2);
@@ -412,6 +414,89 @@ describe('alerts bounds and targets', () => {
     } finally {
       await deleteAll(strict, key);
     }
+  });
+});
+
+describe('alerts that fail, and alerts that wait', () => {
+  let strict: Gateway;
+  const key = 'alerts-quota-key';
+  beforeAll(async () => {
+    // ALERT_DISABLE_AFTER=2 and ALERT_RETRY_SECONDS=1 (defaults 20 and a day): two deliveries
+    // given up in a second disable their alert. CREDIT_QUOTA=3/minute: the owner's quota ends a
+    // run after three records.
+    stack.sandbox.addKey(key, { credits: 1e9 });
+    strict = await startGateway(stack.sandbox, {
+      config: {
+        ...SETTINGS,
+        alertDisableAfter: 2,
+        alertRetrySeconds: 1,
+        creditQuota: parseCreditQuota('3/minute'),
+      },
+    });
+  });
+  afterAll(() => strict.close());
+
+  it('disables an alert after deliveries given up in a row, says why, and sends one again on demand', async () => {
+    const { id } = await create(
+      strict,
+      { subscription: ROUNDS, variables: { round: ['series_g'] } },
+      key,
+    );
+    await polled(1);
+    receiver.always(500);
+    stack.sandbox.addEvents({ kind: 'fundingEvent', round: 'series_g', count: 2 });
+    await eventually(
+      async () => (await strict.gql(ALERT, { id }, { key })).data.alert.status === 'DISABLED',
+      20_000,
+      'disabled',
+    );
+    const seen = await strict.gql(ALERT, { id }, { key });
+    expect(seen.data.alert.reason).toMatch(/2 deliveries in a row were given up/);
+    const deliveries = seen.data.alert.deliveries.edges.map((edge: any) => edge.node);
+    expect(deliveries.every((d: any) => d.status === 'FAILED' && d.lastHttpStatus === 500)).toBe(
+      true,
+    );
+    // Resumed, and one delivery sent again: the same webhook-id, acknowledged now.
+    receiver.always(200);
+    await strict.gql(`mutation($id: ID!) { resumeAlert(id: $id) { status } }`, { id }, { key });
+    const again = await strict.gql(
+      `mutation($id: ID!) { redeliverAlertDelivery(id: $id) { id status } }`,
+      { id: deliveries[0].id },
+      { key },
+    );
+    expect(again.data.redeliverAlertDelivery).toEqual({ id: deliveries[0].id, status: 'PENDING' });
+    await eventually(
+      () => receiver.acknowledged().includes(deliveries[0].id),
+      10_000,
+      'redelivered',
+    );
+    // Another caller cannot send it again.
+    const foreign = await strict.gql(
+      `mutation($id: ID!) { redeliverAlertDelivery(id: $id) { id } }`,
+      { id: deliveries[0].id },
+    );
+    expect(foreign.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    await deleteAll(strict, key);
+  }, 40_000);
+
+  it("waits when its owner's quota is spent, and says so", async () => {
+    const { id } = await create(
+      strict,
+      { subscription: ROUNDS, variables: { round: ['series_h'] } },
+      OTHER_KEY,
+    );
+    await polled(1);
+    stack.sandbox.addEvents({ kind: 'fundingEvent', round: 'series_h', count: 5 });
+    await eventually(
+      async () => (await strict.gql(ALERT, { id }, { key: OTHER_KEY })).data.alert.reason !== null,
+      15_000,
+      'a reason',
+    );
+    const seen = await strict.gql(ALERT, { id }, { key: OTHER_KEY });
+    expect(seen.data.alert.status).toBe('WAITING');
+    expect(seen.data.alert.reason).toMatch(/quota/);
+    expect(seen.data.alert.deliveries.edges.length).toBeLessThanOrEqual(3);
+    await deleteAll(strict, OTHER_KEY);
   });
 });
 
