@@ -95,12 +95,18 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
   };
 }
 
+/** The longest webhook URL an alert may have. */
+export const MAX_URL_LENGTH = 2_048;
+
 /**
  * Checks a webhook's URL when an alert is made: `https` (`http` too when `allowPrivate`, for
  * local receivers), no credentials in it, and a host whose every address may be reached. Throws
  * a {@link TargetRefused} saying which rule it breaks.
  */
 export async function checkTarget(url: string, allowPrivate: boolean): Promise<URL> {
+  if (url.length > MAX_URL_LENGTH) {
+    throw new TargetRefused(`The webhook URL must be at most ${MAX_URL_LENGTH} characters.`);
+  }
   let parsed: URL;
   try {
     parsed = new URL(url);

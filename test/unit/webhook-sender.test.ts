@@ -37,6 +37,7 @@ describe('checkTarget', () => {
       'https://localhost/x',
       'https://[::ffff:169.254.169.254]/x',
       'not a url',
+      `https://93.184.215.14/${'x'.repeat(2_048)}`,
     ]) {
       await expect(checkTarget(url, false), url).rejects.toThrow();
     }
