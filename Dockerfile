@@ -15,6 +15,10 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# The alerts' SQLite file (ALERTS_DATA_DIR): mount a volume here so that alerts outlive the container.
+RUN mkdir -p /app/data && chown node:node /app/data
+VOLUME /app/data
+ENV ALERTS_DATA_DIR=/app/data
 USER node
 EXPOSE 4000
 CMD ["node", "dist/main.js"]

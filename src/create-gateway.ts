@@ -9,7 +9,8 @@ import { RedisLink } from './redis/redis-link.js';
 import type { LiveDeps } from './live/live-deps.js';
 import { operationLog } from './logging/operation-log.js';
 import { schema } from './schema/index.js';
-import { createAlerts } from './alerts/create-alerts.js';
+import { createAlerts, type AlertsPart } from './alerts/create-alerts.js';
+import { NoSqlite } from './alerts/open-sqlite.js';
 import { createEstimator } from './estimate/estimate-operation.js';
 import { sharedRedisUrl, type Config } from './config.js';
 import { silentLogger, type Logger } from './logging/create-logger.js';
@@ -264,21 +265,28 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
     : undefined;
   await leases?.ready(REDIS_CONNECT_MS);
   const live = liveDeps(config, upstream, logger, metrics, () => shuttingDown, leases);
-  const alerts =
-    config.alerts === 'on'
-      ? await createAlerts(config, {
-          link,
-          upstream: parts.upstreamUrl,
-          admission,
-          estimate: createEstimator(schema, {
-            defaultPageSize: config.defaultPageSize,
-            maxPageSize: config.maxPageSize,
-            secret: config.cursorSecret,
-          }),
-          logger,
-          events: metrics?.alerts,
-        })
-      : undefined;
+  let alerts: AlertsPart | undefined;
+  try {
+    alerts =
+      config.alerts === 'on'
+        ? await createAlerts(config, {
+            link,
+            upstream: parts.upstreamUrl,
+            admission,
+            estimate: createEstimator(schema, {
+              defaultPageSize: config.defaultPageSize,
+              maxPageSize: config.maxPageSize,
+              secret: config.cursorSecret,
+            }),
+            logger,
+            events: metrics?.alerts,
+          })
+        : undefined;
+  } catch (error) {
+    if (!(error instanceof NoSqlite)) throw error;
+    // The gateway serves all else; the alert operations answer that alerts are not served.
+    logger.warn(error.message);
+  }
   if (alerts) metrics?.alertQueue(() => alerts.depth());
   const {
     app,

@@ -17,6 +17,19 @@ export interface SqliteDatabase {
 const load = createRequire(import.meta.url);
 
 /**
+ * Neither binding loads: `better-sqlite3` (an optional dependency: it did not install where no
+ * prebuilt binary fits and no compiler is at hand) and this Node has no `node:sqlite` (Node 20).
+ */
+export class NoSqlite extends Error {
+  override readonly name = 'NoSqlite';
+  constructor(cause: string) {
+    super(
+      `alerts need SQLite, and neither better-sqlite3 (${cause.split('\n')[0]}) nor node:sqlite (Node 22.13 and later) loads: run Node 22 or later, install better-sqlite3's build tools, set REDIS_URL, or ALERTS=off`,
+    );
+  }
+}
+
+/**
  * Opens the SQLite file at `path` (created if missing) with `better-sqlite3` (12.x, built for the
  * Node it was installed with); on a Node it was not built for (a native module's ABI is the
  * installing Node's), with Node's own `node:sqlite` (Node 22.13 and later) instead: the same
@@ -33,7 +46,7 @@ export function openSqlite(path: string): SqliteDatabase {
     try {
       builtIn = load('node:sqlite') as typeof builtIn;
     } catch {
-      throw bindingError;
+      throw new NoSqlite((bindingError as Error).message);
     }
     database = new builtIn.DatabaseSync(path);
   }

@@ -13,7 +13,10 @@ const MAX_FIRST = 100;
 /** The alerts of the context, or the refusal where they are not served (`ALERTS=off`). */
 function alertsOf(context: Context): AlertsApi {
   if (!context.alerts) {
-    throw gatewayError(ErrorCode.NOT_FOUND, 'Alerts are not served by this gateway (ALERTS=off).');
+    throw gatewayError(
+      ErrorCode.NOT_FOUND,
+      'Alerts are not served by this gateway (ALERTS=off, or no SQLite binding: its log says which).',
+    );
   }
   // What the caller's alerts are now, not when a repeat view's answer was kept.
   context.ownState = true;
