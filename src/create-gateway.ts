@@ -272,6 +272,7 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
         ? await createAlerts(config, {
             link,
             upstream: parts.upstreamUrl,
+            clusterWorker: parts.clusterWorker,
             admission,
             estimate: createEstimator(schema, {
               defaultPageSize: config.defaultPageSize,

@@ -54,8 +54,8 @@ return 1
 
 /**
  * The alerts of a gateway (`ALERTS=on`), from the settings. Without `REDIS_URL`: kept in the
- * embedded SQLite file (`ALERTS_DATA_DIR`), run on this instance, their deliveries sent by the
- * embedded loop. With it: kept in Redis, each alert run by the instance holding its lease
+ * embedded SQLite file (`ALERTS_DATA_DIR`), run on this instance (with `WORKERS` > 1, each by the
+ * worker holding its lease in the file), their deliveries sent by the embedded loop. With it: kept in Redis, each alert run by the instance holding its lease
  * (renewed at each sweep, taken over within {@link RUN_LEASE_MS} of its holder's death), each
  * delivery sent by one instance (BullMQ). Either way an alert runs through the same door as
  * every subscription.
@@ -71,6 +71,8 @@ export async function createAlerts(
     link?: RedisLink;
     /** The service's URL: alerts in Redis are kept under its name, as every shared thing is. */
     upstream: string;
+    /** One of `WORKERS` processes sharing the SQLite file: each alert runs in one of them. */
+    clusterWorker?: boolean;
   },
 ): Promise<AlertsPart> {
   const seal = createSeal(config.cursorSecret);
@@ -153,7 +155,12 @@ export async function createAlerts(
               .then((held) => held === 1)
               .catch(() => undefined),
         }
-      : {}),
+      : deps.clusterWorker
+        ? {
+            claim: async (alert: Alert) =>
+              (store as SqliteAlertStore).claimRun(alert.id, instance, RUN_LEASE_MS),
+          }
+        : {}),
   });
   return {
     alerts,

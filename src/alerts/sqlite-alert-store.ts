@@ -48,6 +48,11 @@ CREATE TABLE IF NOT EXISTS deliveries (
 );
 CREATE INDEX IF NOT EXISTS deliveries_by_alert ON deliveries (alert_id, created_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS deliveries_due ON deliveries (status, next_attempt_at);
+CREATE TABLE IF NOT EXISTS run_leases (
+  alert_id TEXT PRIMARY KEY,
+  holder TEXT NOT NULL,
+  until INTEGER NOT NULL
+);
 `;
 
 interface AlertRow {
@@ -239,6 +244,7 @@ export class SqliteAlertStore implements AlertStore {
       .run(id, owner);
     if (Number(removed.changes) === 0) return false;
     this.#db.prepare('DELETE FROM deliveries WHERE alert_id = ?').run(id);
+    this.#db.prepare('DELETE FROM run_leases WHERE alert_id = ?').run(id);
     return true;
   }
 
@@ -336,6 +342,22 @@ export class SqliteAlertStore implements AlertStore {
       this.#db.exec('ROLLBACK');
       throw error;
     }
+  }
+
+  /**
+   * Takes or renews the lease of `alertId`'s run for `holder` (processes sharing the file,
+   * `WORKERS` > 1): true when `holder` holds it now.
+   */
+  claimRun(alertId: string, holder: string, leaseMs: number): boolean {
+    const now = Date.now();
+    const taken = this.#db
+      .prepare(
+        `INSERT INTO run_leases (alert_id, holder, until) VALUES (?, ?, ?)
+         ON CONFLICT (alert_id) DO UPDATE SET holder = excluded.holder, until = excluded.until
+         WHERE run_leases.holder = excluded.holder OR run_leases.until <= ?`,
+      )
+      .run(alertId, holder, now + leaseMs, now);
+    return Number(taken.changes) > 0;
   }
 
   /** Pending deliveries (the queue's depth). */

@@ -500,7 +500,56 @@ describe('alerts that fail, and alerts that wait', () => {
   });
 });
 
-describe('alerts survive a crash', () => {
+describe('alerts in processes', () => {
+  it('WORKERS=2 without Redis: each alert runs in one worker, each record delivered once', async () => {
+    const first = Date.now();
+    const gateway = await startGatewayProcess({
+      UPSTREAM_URL: stack.sandbox.url,
+      WORKERS: '2',
+      ALERT_PRIVATE_TARGETS: 'on',
+      POLL_INTERVAL_SECONDS: '1',
+    });
+    try {
+      const made = await fetch(gateway.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': stack.sandbox.keys.demo },
+        body: JSON.stringify({
+          query: CREATE,
+          variables: {
+            input: { url: receiver.url, subscription: ROUNDS, variables: { round: ['pre_seed'] } },
+          },
+        }),
+      }).then((response) => response.json() as Promise<any>);
+      expect(made.errors).toBeUndefined();
+      const roundPolls = () =>
+        stack.sandbox
+          .requestLog()
+          .filter((e) => e.at >= first && String(e.params['round']) === 'pre_seed');
+      await eventually(() => roundPolls().length >= 1, 10_000, 'a poll');
+      // Both workers have swept (every 2 s) after four seconds: one poll a second, not two.
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      const seconds = (Date.now() - roundPolls()[0]!.at) / 1000;
+      expect(roundPolls().length).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
+      const before = Date.now();
+      const added = stack.sandbox.addEvents({ kind: 'fundingEvent', round: 'pre_seed', count: 3 });
+      await eventually(() => receiver.acknowledged().length >= 3, 15_000, 'three deliveries');
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect(receiver.acknowledged()).toHaveLength(3);
+      const delivered = receiver.received.map(
+        (r) => (JSON.parse(r.body) as any).data.fundingEventAdded.uuid as string,
+      );
+      expect(delivered.sort()).toEqual(added.map((event) => event.id).sort());
+      // Paid once: one poll found them.
+      const charged = roundPolls()
+        .filter((e) => e.at >= before)
+        .reduce((sum, e) => sum + e.records, 0);
+      expect(charged).toBe(3);
+    } finally {
+      gateway.child.kill('SIGKILL');
+      await gateway.exited;
+    }
+  }, 60_000);
+
   it('delivers every pending delivery after SIGKILL and a restart, with the same webhook-ids', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gateway-alerts-crash-'));
     const env = {
