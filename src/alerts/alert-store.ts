@@ -74,6 +74,11 @@ export interface Delivery {
   discoveredAt: number | null;
 }
 
+/** A page's cursor (`after`): the created time and id of an item, newest first. */
+export function pageCursor(item: { createdAt: number; id: string }): string {
+  return Buffer.from(`${item.createdAt}\n${item.id}`).toString('base64url');
+}
+
 /** A page of a list, newest first, and where the next one starts. */
 export interface Page<T> {
   items: T[];

@@ -6,6 +6,7 @@ import {
   type AlertStore,
   type Delivery,
   type Page,
+  pageCursor,
 } from './alert-store.js';
 import type { Seal } from './seal.js';
 
@@ -64,11 +65,6 @@ return 1
 
 type Fields = Record<string, string>;
 
-/** A page cursor: the created time and id of the last item. */
-function cursorOf(createdAt: number, id: string): string {
-  return Buffer.from(`${createdAt}\n${id}`).toString('base64url');
-}
-
 /** The items of `sorted` (newest first) after `after`'s cursor, `first` of them. */
 function pageOf<T extends { id: string; createdAt: number }>(
   sorted: T[],
@@ -88,7 +84,7 @@ function pageOf<T extends { id: string; createdAt: number }>(
   const last = items.at(-1);
   return {
     items,
-    next: start + first < sorted.length && last ? cursorOf(last.createdAt, last.id) : null,
+    next: start + first < sorted.length && last ? pageCursor(last) : null,
   };
 }
 

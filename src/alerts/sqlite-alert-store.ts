@@ -6,6 +6,7 @@ import {
   type AlertStore,
   type Delivery,
   type Page,
+  pageCursor,
 } from './alert-store.js';
 import { openSqlite, type SqliteDatabase } from './open-sqlite.js';
 import type { Seal } from './seal.js';
@@ -122,11 +123,6 @@ const DELIVERY_COLUMNS: Record<string, string> = {
   discoveredAt: 'discovered_at',
 };
 
-/** A page cursor: the created time and id of the last item, as text. */
-function cursorOf(createdAt: number, id: string): string {
-  return Buffer.from(`${createdAt}\n${id}`).toString('base64url');
-}
-
 function afterOf(after: string | null): [number, string] {
   if (!after) return [Number.MAX_SAFE_INTEGER, ''];
   const [at, id] = Buffer.from(after, 'base64url').toString().split('\n');
@@ -203,7 +199,7 @@ export class SqliteAlertStore implements AlertStore {
       .all(owner, at, at, id || '\uffff', first + 1) as AlertRow[];
     const items = rows.slice(0, first).map((row) => this.#alertOf(row));
     const last = items.at(-1);
-    return { items, next: rows.length > first && last ? cursorOf(last.createdAt, last.id) : null };
+    return { items, next: rows.length > first && last ? pageCursor(last) : null };
   }
 
   async count(owner: string): Promise<number> {
@@ -305,7 +301,7 @@ export class SqliteAlertStore implements AlertStore {
       .all(alertId, at, at, id || '\uffff', first + 1) as DeliveryRow[];
     const items = rows.slice(0, first).map(deliveryOf);
     const last = items.at(-1);
-    return { items, next: rows.length > first && last ? cursorOf(last.createdAt, last.id) : null };
+    return { items, next: rows.length > first && last ? pageCursor(last) : null };
   }
 
   async updateDelivery(id: string, change: Partial<Omit<Delivery, 'id' | 'alertId'>>) {

@@ -1,5 +1,5 @@
 import { ErrorCode, gatewayError } from '../errors.js';
-import type { Alert, Delivery, Page } from '../alerts/alert-store.js';
+import { pageCursor, type Alert, type Delivery, type Page } from '../alerts/alert-store.js';
 import { dayOf } from '../alerts/budget-day.js';
 import type { AlertsApi } from '../alerts/alerts-api.js';
 import type { Context } from '../context.js';
@@ -21,6 +21,16 @@ function alertsOf(context: Context): AlertsApi {
   // What the caller's alerts are now, not when a repeat view's answer was kept.
   context.ownState = true;
   return context.alerts;
+}
+
+/** `after` as the lists wrote it (`endCursor`: a time and an id), or INVALID_INPUT. */
+function afterOf(after: string | null | undefined): string | null {
+  if (after == null) return null;
+  const text = Buffer.from(after, 'base64url').toString();
+  if (after.length > 200 || !/^\d{1,16}\n[\w-]{1,64}$/.test(text)) {
+    throw invalidArgument('after', 'must be an endCursor of this list');
+  }
+  return after;
 }
 
 function firstOf(first: number | null | undefined): number {
@@ -95,9 +105,9 @@ const DeliveryRef = builder.objectRef<Delivery>('AlertDelivery').implement({
 });
 
 /** A page of items as a Relay connection. */
-function connectionOf<T extends { id: string }>(page: Page<T>) {
+function connectionOf<T extends { id: string; createdAt: number }>(page: Page<T>) {
   return {
-    edges: page.items.map((node) => ({ node, cursor: node.id })),
+    edges: page.items.map((node) => ({ node, cursor: pageCursor(node) })),
     pageInfo: {
       hasNextPage: page.next !== null,
       hasPreviousPage: false,
@@ -154,7 +164,7 @@ const AlertRef = builder.objectRef<Alert>('Alert').implement({
       extensions: LOCAL_COST,
       resolve: async (alert, args, context) =>
         connectionOf(
-          await alertsOf(context).deliveries(alert.id, firstOf(args.first), args.after ?? null),
+          await alertsOf(context).deliveries(alert.id, firstOf(args.first), afterOf(args.after)),
         ),
     }),
   }),
@@ -173,7 +183,7 @@ builder.queryFields((t) => ({
     extensions: LOCAL_COST,
     resolve: async (_root, args, context) =>
       connectionOf(
-        await alertsOf(context).list(context.caller, firstOf(args.first), args.after ?? null),
+        await alertsOf(context).list(context.caller, firstOf(args.first), afterOf(args.after)),
       ),
   }),
   alert: t.field({

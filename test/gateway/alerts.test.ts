@@ -280,6 +280,24 @@ describe('alerts over HTTP, against the sandbox', () => {
     expect(anonymous.errors?.[0]?.extensions?.code).toBe('UNAUTHORIZED');
   });
 
+  it('pages the alerts newest first; an edge cursor and endCursor both continue', async () => {
+    const ids = [];
+    for (let i = 0; i < 3; i++) ids.push((await create(stack, { subscription: ROUNDS })).id);
+    const page = `query($after: String) {
+      alerts(first: 2, after: $after) {
+        edges { cursor node { id } } pageInfo { hasNextPage endCursor }
+      }
+    }`;
+    const first = (await stack.gql(page, {})).data.alerts;
+    expect(first.edges.map((e: any) => e.node.id)).toEqual([ids[2], ids[1]]);
+    expect(first.pageInfo.hasNextPage).toBe(true);
+    const next = (await stack.gql(page, { after: first.pageInfo.endCursor })).data.alerts;
+    expect(next.edges.map((e: any) => e.node.id)).toEqual([ids[0]]);
+    expect(next.pageInfo.hasNextPage).toBe(false);
+    const fromEdge = (await stack.gql(page, { after: first.edges[0].cursor })).data.alerts;
+    expect(fromEdge.edges.map((e: any) => e.node.id)).toEqual([ids[1], ids[0]]);
+  });
+
   it('never answers a repeat view of the alerts from a kept answer: they change without the service', async () => {
     const query = `{ fundingEvents(first: 1) { nodes { uuid } } alerts { edges { node { id } } } }`;
     expect((await stack.gql(query)).data.alerts.edges).toEqual([]);
@@ -335,6 +353,10 @@ describe('alerts over HTTP, against the sandbox', () => {
     }
     const listed = await stack.gql(`{ alerts { edges { node { id } } } }`);
     expect(listed.data.alerts.edges).toEqual([]);
+    for (const args of ['first: 0', 'first: 101', 'after: "garbage"']) {
+      const paged = await stack.gql(`{ alerts(${args}) { edges { node { id } } } }`);
+      expect(paged.errors?.[0]?.extensions?.code, args).toBe('INVALID_INPUT');
+    }
   });
 
   it('waits when its daily budget is spent, and says so; nothing is lost', async () => {
