@@ -11,6 +11,7 @@ import {
   type DefinitionNode,
 } from 'graphql';
 import { COST_DIRECTIVES } from '../src/schema/cost-directives.js';
+import { INCREMENTAL_DIRECTIVES } from '../src/schema/incremental-directives.js';
 import { schema, subgraphSchema } from '../src/schema/index.js';
 
 /** A generated SDL file at the repository's top level, and its text printed from code. */
@@ -31,13 +32,14 @@ function costDirectivesOf(
 /**
  * The SDL of `/graphql`, types and fields in a stable order, with the cost directives applied on
  * its object types and fields, and defined as their specification writes them (argument order
- * included), so that tools can read the costs. graphql-js prints no applied directive, and the
+ * included), so that tools can read the costs; then `@defer` and `@stream`. graphql-js prints no applied directive, and the
  * federation directives (`@key`, `@shareable`) belong to the subgraph's SDL only.
  */
 function printWithCostDirectives(graphqlSchema: GraphQLSchema): string {
   const sorted = lexicographicSortSchema(graphqlSchema);
   const definitions: DefinitionNode[] = [
     ...parse(printSchema(new GraphQLSchema({ directives: COST_DIRECTIVES }))).definitions,
+    ...parse(printSchema(new GraphQLSchema({ directives: INCREMENTAL_DIRECTIVES }))).definitions,
   ];
   for (const definition of parse(printSchema(sorted)).definitions) {
     if (definition.kind === Kind.DIRECTIVE_DEFINITION) continue;

@@ -15,11 +15,15 @@ import './node.js';
 import './entities.js';
 import { withEntitiesField } from './entities-field.js';
 import { COST_DIRECTIVES } from './cost-directives.js';
+import { INCREMENTAL_DIRECTIVES } from './incremental-directives.js';
 
-/** The gateway's GraphQL schema (`/graphql`), with the cost directives' definitions. */
+/**
+ * The gateway's GraphQL schema (`/graphql`), with the cost directives' definitions and `@defer`
+ * and `@stream`.
+ */
 export const schema = builder.toSchema({
   sortSchema: false,
-  directives: [...specifiedDirectives, ...COST_DIRECTIVES],
+  directives: [...specifiedDirectives, ...COST_DIRECTIVES, ...INCREMENTAL_DIRECTIVES],
 });
 
 /**
