@@ -19,6 +19,7 @@ import { useCors } from './plugins/use-cors.js';
 import { useCredits } from './plugins/use-credits.js';
 import { useDoorBody } from './plugins/use-door-body.js';
 import { useHealth } from './plugins/use-health.js';
+import { useIncrementalDelivery } from './plugins/use-incremental-delivery.js';
 import { useMetricsEndpoint } from './plugins/use-metrics-endpoint.js';
 import { useParserLimits } from './plugins/use-parser-limits.js';
 import { usePartialErrors } from './plugins/use-partial-errors.js';
@@ -178,11 +179,17 @@ function graphqlServer(config: Config, deps: AppDeps, endpoint: Endpoint) {
       // Before useParserLimits, which wraps the parse function that Armor's token limit replaces.
       useQueryLimits(config),
       useParserLimits(),
+      // `@defer` and `@stream`, where the schema declares them (not the subgraph's: a router
+      // splits a deferred query itself).
+      ...(endpoint.schema.getDirective('defer') ? [useIncrementalDelivery()] : []),
+      // Before useCredits, so that an answer in parts has its errors placed before its credits
+      // close it.
+      usePartialErrors(),
       // Before useVariableErrors, so that a result it stops still reports its credits.
       useCredits(estimate),
       useVariableErrors(),
+      // It leaves an answer in parts to Yoga's executor.
       useCompiledOperations(),
-      usePartialErrors(),
       // Last: it keeps the answer with the headers every other plugin set.
       ...(endpoint.answers ? [useAnswerKeeping(endpoint.answers)] : []),
     ],

@@ -1,6 +1,7 @@
 import type { ExecutionResult, GraphQLError } from 'graphql';
 import type { Caller } from '../auth/create-authenticator.js';
 import type { CreditExtensions } from '../credits/credit-extensions.js';
+import type { AnswerParts } from '../incremental/answer-parts.js';
 import type { RequestTrace } from '../tracing/request-tracer.js';
 import { requestIdOf, type Door } from './operation-report.js';
 import type { ConnectionCount } from './subscription-counts.js';
@@ -27,8 +28,13 @@ export interface Booking {
   operation: string | null;
   /** Its operation's type, once its document was read. */
   type: string | null;
-  /** Its result, once ready (a single one: a subscription's stream is reported when it ends). */
+  /**
+   * Its result, once ready (a single one: a subscription's stream is reported when it ends; an
+   * answer in parts, once it ends, as its payloads came to).
+   */
   result?: ExecutionResult;
+  /** A query answered in parts (`@defer`, `@stream`): its payloads, and when they end. */
+  parts?: AnswerParts;
   /** What its execution came to, as its `extensions` say (absent: it never ran). */
   credits?: CreditExtensions;
   /** Its traces, when traces are on. */

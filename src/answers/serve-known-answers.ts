@@ -8,7 +8,8 @@ import { ESTIMATE_HEADER } from '../credits/budget-rules.js';
 import { keptCredits, setCreditHeaders } from '../credits/credit-extensions.js';
 import type { StoredAnswer } from '../upstream/page-cache/page-store.js';
 import { answerKey } from './answer-key.js';
-import { ANSWER_OPEN, answerTail, type KnownAnswers } from './known-answers.js';
+import { framedAnswer } from './framed-answer.js';
+import type { KnownAnswers } from './known-answers.js';
 
 /**
  * The handler the front stands before: node's request listener of the Yoga app, which takes what
@@ -36,19 +37,16 @@ type Decision =
   | { run: true; door: DoorContext }
   | { run: false; door: DoorContext; answer: StoredAnswer; admitted: KeptAdmission };
 
-const DATA_OPEN = Buffer.from(ANSWER_OPEN);
-
 /**
  * True for a request that may have a kept answer: a GET or a POST (its body sized, within the
- * limit) of the endpoint, not a subscription's stream, not an estimate alone.
+ * limit) of the endpoint, not an estimate alone. One that asks for an answer in parts or an event
+ * stream may have one too (`framedAnswer`); a subscription's never is (only queries are kept).
  */
 function mayRepeat(request: IncomingMessage, front: KnownAnswersFront): boolean {
   const { method, url = '', headers } = request;
   if ((method !== 'GET' && method !== 'POST') || front.shuttingDown()) return false;
   if (url !== front.path && !url.startsWith(`${front.path}?`)) return false;
   if (headers.upgrade !== undefined || headers[ESTIMATE_HEADER] !== undefined) return false;
-  const accept = headers.accept ?? '';
-  if (accept.includes('text/event-stream') || accept.includes('multipart/mixed')) return false;
   if (method === 'GET') return true;
   const length = Number(headers['content-length']);
   return length > 0 && length <= front.admission.maxMessageBytes;
@@ -117,17 +115,23 @@ function send(
   admitted: KeptAdmission,
 ): ReturnType<typeof keptCredits> {
   const extensions = keptCredits(answer, admitted.budget, remaining, admitted.quota);
-  const tail = Buffer.from(answerTail(extensions));
-  for (const [name, value] of answer.headers) response.setHeader(name, value);
+  let type: string | undefined;
+  for (const [name, value] of answer.headers) {
+    response.setHeader(name, value);
+    if (name === 'content-type') type = value;
+  }
+  const chunks = framedAnswer(type, answer.data, extensions);
   response.setHeader('x-request-id', requestId);
   setCreditHeaders({ set: (name, value) => response.setHeader(name, value) }, extensions.credits);
-  response.setHeader('content-length', DATA_OPEN.length + answer.data.length + tail.length);
+  response.setHeader(
+    'content-length',
+    chunks.reduce((length, chunk) => length + chunk.length, 0),
+  );
   response.writeHead(200);
-  // Three writes in one (corked): the kept bytes are sent as they are, never copied.
+  // The writes in one (corked): the kept bytes are sent as they are, never copied.
   response.cork();
-  response.write(DATA_OPEN);
-  response.write(answer.data);
-  response.end(tail);
+  for (const chunk of chunks) response.write(chunk);
+  response.end();
   response.uncork();
   return extensions;
 }

@@ -1,8 +1,8 @@
 import type { ExecutionResult } from 'graphql';
 import { getOperationAST } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Admission } from '../admission/admission.js';
-import { bookingOf, type DoorContext } from '../admission/door-context.js';
+import { bookingOf, type Booking, type DoorContext } from '../admission/door-context.js';
 import { codesOf, outcomeOf } from '../admission/operation-report.js';
 import type { Caller } from '../auth/create-authenticator.js';
 import {
@@ -10,6 +10,8 @@ import {
   setCreditHeaders,
   type CreditExtensions,
 } from '../credits/credit-extensions.js';
+import { AnswerParts } from '../incremental/answer-parts.js';
+import type { IncrementalPayload } from '../incremental/incremental-payload.js';
 
 /**
  * The HTTP door's adapter over the admission (`admission/admission.ts`), for Yoga: every response
@@ -17,7 +19,10 @@ import {
  * (or taken from the server context, where the front left it, refusal included), and refused with
  * 401, 403 or 503 and nothing sent upstream; its document is the one the admission allows
  * (trusted documents, APQ); once its answer is ready, it carries its credit headers and is
- * reported (a subscription's stream reports itself when it ends). Requests that run no operation
+ * reported (a subscription's stream reports itself when it ends). A query answered in parts
+ * (`@defer`, `@stream`) is reported once, when its last payload is sent or its client goes away,
+ * with its payloads' errors and its totals; its headers, sent with its first payload, carry no
+ * credit figures (its last payload's `extensions` do). Requests that run no operation
  * (GraphiQL's page, health, metrics, CORS preflights) are not GraphQL requests, and pass.
  */
 export function useAdmission(admission: Admission, endpoint: string): Plugin {
@@ -57,8 +62,16 @@ export function useAdmission(admission: Admission, endpoint: string): Plugin {
       if (name) booking.operation = name;
     },
     onResultProcess({ result, setResult, serverContext }) {
-      if (Array.isArray(result) || Symbol.asyncIterator in result) return;
       const booking = (serverContext as DoorContext).booking;
+      if (Array.isArray(result)) return;
+      if (isAsyncIterable(result)) {
+        if (!booking || booking.type === 'subscription') return;
+        booking.parts = new AnswerParts();
+        setResult(
+          booking.parts.track(result as AsyncIterable<IncrementalPayload>) as typeof result,
+        );
+        return;
+      }
       let answered = result as ExecutionResult;
       // A request that never reached execution (a syntax or validation error) spent nothing.
       if (!(answered.extensions as Partial<CreditExtensions> | undefined)?.credits) {
@@ -71,25 +84,38 @@ export function useAdmission(admission: Admission, endpoint: string): Plugin {
       const booking = (serverContext as DoorContext).booking;
       if (!booking) return;
       response.headers.set('x-request-id', booking.requestId);
-      const { result } = booking;
+      const { parts, result } = booking;
+      if (parts) {
+        const { status } = response;
+        parts.ended(() => {
+          booking.result = parts.complete.result;
+          report(booking, status, booking.credits ?? NOTHING_SPENT);
+        });
+        return;
+      }
       if (!result) return;
       const credits = (result.extensions as CreditExtensions | undefined) ?? NOTHING_SPENT;
       setCreditHeaders(response.headers, credits.credits);
-      admission.report({
-        requestId: booking.requestId,
-        endpoint: booking.endpoint,
-        door: booking.door,
-        operation: booking.operation,
-        type: booking.type,
-        status: response.status,
-        ms: performance.now() - booking.started,
-        outcome: outcomeOf(result),
-        codes: codesOf(result.errors),
-        credits: booking.credits ?? creditsOnly(credits),
-        traceId: booking.trace?.traceId,
-      });
+      report(booking, response.status, booking.credits ?? creditsOnly(credits));
     },
   };
+
+  function report(booking: Booking, status: number, credits: CreditExtensions): void {
+    const result = booking.result ?? {};
+    admission.report({
+      requestId: booking.requestId,
+      endpoint: booking.endpoint,
+      door: booking.door,
+      operation: booking.operation,
+      type: booking.type,
+      status,
+      ms: performance.now() - booking.started,
+      outcome: outcomeOf(result),
+      codes: codesOf(result.errors),
+      credits,
+      traceId: booking.trace?.traceId,
+    });
+  }
 }
 
 /** The credit members of a result's extensions (it may carry others). */

@@ -1,6 +1,6 @@
 import { getOperationAST, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { AnswerSlot } from '../admission/door-context.js';
+import type { AnswerSlot, DoorContext } from '../admission/door-context.js';
 import type { Context } from '../context.js';
 import {
   ANSWER_OPEN,
@@ -43,12 +43,35 @@ function keptData(result: ExecutionResult & Stringified): Buffer | undefined {
   return Buffer.from(text.slice(ANSWER_OPEN.length, text.length - tail.length));
 }
 
+/** Keeps `data`, the answer of `run` sent as `response`, if it may be kept. */
+function keep(answers: KnownAnswers, run: Run, response: Response, data: Buffer | undefined): void {
+  const { ledger, budget } = run.session;
+  answers.observe(run.slot.upstreamKey, ledger.remaining, ledger.remainingAt);
+  if (!data || response.status !== 200 || budget.estimate === null) return;
+  if (ledger.stale.length > 0 || ledger.uncertain > 0) return;
+  answers.keep(
+    run.slot,
+    {
+      data,
+      headers: keptHeaders(response),
+      operation: run.operation,
+      estimate: budget.estimate,
+      credits: ledger.used + ledger.saved,
+      remaining: ledger.remaining,
+      remainingAt: Number.isFinite(ledger.remainingAt) ? ledger.remainingAt : 0,
+    },
+    ledger.oldestPageAt,
+  );
+}
+
 /**
  * Keeps the whole answer of a query that ran with a slot (the HTTP front gave it one) for repeat
  * views: only a 200 with data and no error, no page served stale and no charge left uncertain,
  * with its response headers (type, CORS, `Vary`, `Cache-Control`) as they were sent. Last in the
- * plugin list, so that every other plugin has set its headers. Notes the workspace's freshest
- * balance from every run. See `KnownAnswers`.
+ * plugin list, so that every other plugin has set its headers. An answer in parts (`@defer`,
+ * `@stream`) is kept once its last payload was sent, as its payloads came to, whole: a repeat
+ * that asks as it did gets it in one payload (`serveKnownAnswers`). Notes the workspace's
+ * freshest balance from every run. See `KnownAnswers`.
  */
 export function useAnswerKeeping(answers: KnownAnswers): Plugin {
   return {
@@ -74,23 +97,15 @@ export function useAnswerKeeping(answers: KnownAnswers): Plugin {
     onResponse({ response, serverContext }) {
       const run = (serverContext as { answerRun?: Run }).answerRun;
       if (!run) return;
-      const { ledger, budget } = run.session;
-      answers.observe(run.slot.upstreamKey, ledger.remaining, ledger.remainingAt);
-      if (!run.data || response.status !== 200 || budget.estimate === null) return;
-      if (ledger.stale.length > 0 || ledger.uncertain > 0) return;
-      answers.keep(
-        run.slot,
-        {
-          data: run.data,
-          headers: keptHeaders(response),
-          operation: run.operation,
-          estimate: budget.estimate,
-          credits: ledger.used + ledger.saved,
-          remaining: ledger.remaining,
-          remainingAt: Number.isFinite(ledger.remainingAt) ? ledger.remainingAt : 0,
-        },
-        ledger.oldestPageAt,
-      );
+      const parts = (serverContext as DoorContext).booking?.parts;
+      if (!parts) return keep(answers, run, response, run.data);
+      parts.ended(() => {
+        const { complete } = parts;
+        const whole = parts.whole && !complete.errors.length && complete.data != null;
+        const own = (serverContext as Partial<Context>).ownState;
+        const data = whole && !own ? Buffer.from(JSON.stringify(complete.data)) : undefined;
+        keep(answers, run, response, data);
+      });
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { DocumentNode, ExecutionArgs, ExecutionResult } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
+import { deliveredInParts } from '../incremental/incremental-delivery.js';
 
 /** A compiled operation, or the errors compiling it gave (answered as they are). */
 type Compiled = Pick<CompiledQuery, 'query' | 'stringify'>;
@@ -11,6 +12,8 @@ type Compiled = Pick<CompiledQuery, 'query' | 'stringify'>;
  * operations: the cache is keyed by both, so the operation a caller names is the one that runs
  * (`@envelop/graphql-jit` keys by the document alone, and ran the first caller's operation for
  * everyone). Compiling cut the gateway's CPU per 20-record page by about 40% (BENCHMARKS.md).
+ * graphql-jit knows no `@defer` or `@stream` (it answers them whole): an operation that uses them,
+ * asked by a client that reads an answer in parts, runs on Yoga's executor, which delivers them.
  */
 export function useCompiledOperations(): Plugin {
   const compiled = new WeakMap<DocumentNode, Map<string, Compiled>>();
@@ -38,7 +41,9 @@ export function useCompiledOperations(): Plugin {
   };
 
   return {
-    onExecute({ setExecuteFn }) {
+    onExecute({ args, setExecuteFn }) {
+      const request = (args.contextValue as { request?: Request }).request;
+      if (deliveredInParts(args.document, request?.headers.get('accept'))) return;
       setExecuteFn(execute as Parameters<typeof setExecuteFn>[0]);
     },
   };

@@ -1,7 +1,9 @@
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
 import type { Context } from '../context.js';
-import { operationCredits } from '../credits/credit-extensions.js';
+import { operationCredits, type CreditExtensions } from '../credits/credit-extensions.js';
+import { withClosingPayload } from '../incremental/closing-payload.js';
+import type { IncrementalPayload } from '../incremental/incremental-payload.js';
 import type { Estimator } from '../estimate/estimate-operation.js';
 import { coercedVariables } from '../admission/coerced-variables.js';
 
@@ -40,20 +42,71 @@ function admit(
 }
 
 /**
- * Settles an operation whose execution is done: its session ends (and its deadline), its quota
- * hold is settled to what it charged (the ledger's used and uncertain), and its result gets
- * `extensions` with its credits, which its booking keeps for the report.
+ * Settles an operation whose execution is done, once: its session ends (and its deadline), its
+ * quota hold is settled to what it charged (the ledger's used and uncertain), and its booking keeps
+ * its credits for the report (at once, then as settled). Gives its `extensions`, as settled.
  */
-function settled(context: CreditContext, result: ExecutionResult): MaybePromise<ExecutionResult> {
+function settle(context: CreditContext): MaybePromise<CreditExtensions> {
   const { upstream, quotaHold } = context;
   upstream.end();
-  const finish = (): ExecutionResult => {
+  const book = (): CreditExtensions => {
     const extensions = operationCredits(upstream.ledger, upstream.budget, quotaHold?.report);
     if (context.booking) context.booking.credits = extensions;
-    return { ...result, extensions: { ...result.extensions, ...extensions } };
+    return extensions;
   };
+  book();
   const done = quotaHold?.settle(upstream.ledger.used + upstream.ledger.uncertain);
-  return done instanceof Promise ? done.then(finish) : finish();
+  return done instanceof Promise ? done.then(book) : book();
+}
+
+/** `result` with `extensions` added to its own. */
+function withCredits<R extends ExecutionResult | IncrementalPayload>(
+  result: R,
+  extensions: CreditExtensions,
+): R {
+  return { ...result, extensions: { ...result.extensions, ...extensions } };
+}
+
+/** Settles an operation answered in one result, and writes its credits there. */
+function settled(context: CreditContext, result: ExecutionResult): MaybePromise<ExecutionResult> {
+  const extensions = settle(context);
+  return extensions instanceof Promise
+    ? extensions.then((settled) => withCredits(result, settled))
+    : withCredits(result, extensions);
+}
+
+/**
+ * The payloads of an operation answered in parts (`@defer`, `@stream`), with its credits: each
+ * payload what the operation has spent so far (the deferred parts run beside the first, so it may
+ * include some of theirs); the last, once the operation is settled, its totals, as a payload
+ * without parts after the last part when that one has parts (clients read `extensions` at the
+ * top of a payload without parts). The client going away settles it to what it spent.
+ */
+function creditedPayloads(
+  context: CreditContext,
+  payloads: AsyncIterable<IncrementalPayload>,
+): AsyncIterable<IncrementalPayload> {
+  const { upstream, quotaHold } = context;
+  let settling: MaybePromise<CreditExtensions> | undefined;
+  const settleOnce = () => (settling ??= settle(context));
+  let closing: IncrementalPayload | undefined;
+  const credited = mapAsyncIterator(
+    payloads,
+    (payload: IncrementalPayload): MaybePromise<IncrementalPayload> => {
+      const soFar = () => operationCredits(upstream.ledger, upstream.budget, quotaHold?.report);
+      if (payload.hasNext !== false) return withCredits(payload, soFar());
+      const close = (totals: CreditExtensions) => {
+        if (!payload.incremental?.length) return withCredits(payload, totals);
+        closing = { hasNext: false, extensions: totals };
+        return withCredits({ ...payload, hasNext: true }, soFar());
+      };
+      const totals = settleOnce();
+      return totals instanceof Promise ? totals.then(close) : close(totals);
+    },
+    undefined,
+    () => void settleOnce(),
+  );
+  return withClosingPayload(credited, () => closing);
 }
 
 /** Runs `then` once `stop` is known, having stopped the operation with it if it is a result. */
@@ -74,7 +127,8 @@ function after<T>(
  * envelop): before it runs, its estimate is made from the validated document and the coerced
  * variables, and the admission decides (`Admission.admitRun`: the budget, the limits, the quota);
  * once its execution is done, the session ends, the quota is settled and `extensions.credits`
- * written (`credits/credit-extensions.ts`). A subscription is estimated per payload against its
+ * written (`credits/credit-extensions.ts`); an answer in parts says at each payload what was spent
+ * so far, and at its last the totals. A subscription is estimated per payload against its
  * own budget, each payload reporting what it cost (`live/live-subscription.ts`).
  */
 export function useCredits(estimate: Estimator): Plugin {
@@ -83,8 +137,10 @@ export function useCredits(estimate: Estimator): Plugin {
       const context = contextOf(args);
       return after(admit(args, estimate, false), setResultAndStopExecution, () => ({
         onExecuteDone({ result, setResult }) {
-          if (Symbol.asyncIterator in result) {
-            return { onEnd: () => context.upstream.end() };
+          if (isAsyncIterable(result)) {
+            const payloads = result as AsyncIterable<IncrementalPayload>;
+            setResult(creditedPayloads(context, payloads) as typeof result);
+            return undefined;
           }
           const next = settled(context, result);
           return next instanceof Promise ? next.then(setResult) : setResult(next);

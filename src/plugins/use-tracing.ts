@@ -9,7 +9,8 @@ import type { RequestTracer } from '../tracing/request-tracer.js';
  * its arrival to its response, continuing the caller's `traceparent`, and under it the
  * operation's span from the start of its execution to its end, with its type and name, its
  * credits (`extensions.credits`), upstream requests and error codes. The trace travels in the
- * request's booking (its upstream requests' spans come from there). Health checks, metrics and
+ * request's booking (its upstream requests' spans come from there). An answer in parts ends its
+ * server span once it ends. Health checks, metrics and
  * anything off the endpoint are not traced.
  */
 export function useTracing(tracer: RequestTracer, endpoint: string): Plugin {
@@ -38,12 +39,16 @@ export function useTracing(tracer: RequestTracer, endpoint: string): Plugin {
       const booking = (serverContext as DoorContext).booking;
       const trace = booking?.trace;
       if (!booking || !trace) return;
-      trace.end({
-        status: response.status,
-        requestId: booking.requestId,
-        codes: codesOf(booking.result?.errors),
-        credits: booking.credits,
-      });
+      const { status } = response;
+      const end = () =>
+        trace.end({
+          status,
+          requestId: booking.requestId,
+          codes: codesOf(booking.result?.errors),
+          credits: booking.credits,
+        });
+      if (booking.parts) booking.parts.ended(end);
+      else end();
     },
   };
 }
