@@ -33,11 +33,15 @@ const PER_REQUEST_HEADERS = new Set([
   'transfer-encoding',
 ]);
 
-/** The headers of `response` a repeat of its request is sent with. */
+/**
+ * The headers of `response` a repeat of its request is sent with, named in lower case (Yoga's
+ * `Headers` may keep the case they were set in).
+ */
 export function keptHeaders(response: Response): [string, string][] {
   const kept: [string, string][] = [];
   response.headers.forEach((value, name) => {
-    if (!PER_REQUEST_HEADERS.has(name)) kept.push([name, value]);
+    const lower = name.toLowerCase();
+    if (!PER_REQUEST_HEADERS.has(lower)) kept.push([lower, value]);
   });
   return kept;
 }
