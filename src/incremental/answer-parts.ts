@@ -1,4 +1,4 @@
-import { finalAsyncIterator, mapAsyncIterator } from 'graphql-yoga';
+import { mapAsyncIterator } from 'graphql-yoga';
 import { CompleteResult } from './complete-result.js';
 import type { IncrementalPayload } from './incremental-payload.js';
 
@@ -16,11 +16,17 @@ export class AnswerParts {
 
   /** `payloads` as sent, each merged into {@link complete} on its way, the end noted. */
   track(payloads: AsyncIterable<IncrementalPayload>): AsyncIterable<IncrementalPayload> {
-    const merged = mapAsyncIterator(payloads, (payload: IncrementalPayload) => {
-      this.complete.add(payload);
-      return payload;
-    });
-    return finalAsyncIterator(merged, () => this.#end());
+    // Ended once the payloads below have ended too (the client gone: once the operation is
+    // settled, `useCredits`).
+    return mapAsyncIterator(
+      payloads,
+      (payload: IncrementalPayload) => {
+        this.complete.add(payload);
+        return payload;
+      },
+      undefined,
+      () => this.#end(),
+    );
   }
 
   /** Runs `then` once the answer has ended: now if it has. */

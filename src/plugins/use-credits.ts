@@ -80,7 +80,8 @@ function settled(context: CreditContext, result: ExecutionResult): MaybePromise<
  * payload what the operation has spent so far (the deferred parts run beside the first, so it may
  * include some of theirs); the last, once the operation is settled, its totals, as a payload
  * without parts after the last part when that one has parts (clients read `extensions` at the
- * top of a payload without parts). The client going away settles it to what it spent.
+ * top of a payload without parts). The client going away settles it to what it spent, once its
+ * requests in flight have ended; the end of the answer (its report) waits for that.
  */
 function creditedPayloads(
   context: CreditContext,
@@ -104,7 +105,12 @@ function creditedPayloads(
       return totals instanceof Promise ? totals.then(close) : close(totals);
     },
     undefined,
-    () => void settleOnce(),
+    // The client went away: the requests in flight end first (aborted, booked as possibly
+    // charged), so that the quota is settled to all the service may have charged.
+    async () => {
+      if (!settling) await upstream.settled();
+      await settleOnce();
+    },
   );
   return withClosingPayload(credited, () => closing);
 }

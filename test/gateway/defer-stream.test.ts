@@ -3,9 +3,17 @@ import { Defer20220824Handler } from '@apollo/client/incremental';
 import { Client, fetchExchange } from '@urql/core';
 import { tap } from 'rxjs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Config } from '../../src/config.js';
 import { captureLog, type LogLine } from '../helpers/capture-log.js';
 import { scrape, valueOf } from '../helpers/prometheus.js';
-import { NO_CACHE, spentOn, startStack, type Stack } from '../helpers/start-stack.js';
+import {
+  NO_CACHE,
+  spentOn,
+  startGateway,
+  startStack,
+  type Gateway,
+  type Stack,
+} from '../helpers/start-stack.js';
 import { eventually, subscribeSse, type Payload } from '../helpers/subscribe.js';
 
 // `@defer` and `@stream` over HTTP, read by the clients web apps use: Apollo Client 4 (its
@@ -72,7 +80,7 @@ interface Received {
  * Apollo Client 4 set up for `@defer` and `@stream` as a web app does, in front of a link that
  * records each payload its HttpLink read (and when): the payloads as the server sent them.
  */
-function apollo(headers: Record<string, string>) {
+function apollo(headers: Record<string, string>, uri = stack.url) {
   const received: Received[] = [];
   const record = new ApolloLink((operation, forward) =>
     forward(operation).pipe(
@@ -80,7 +88,7 @@ function apollo(headers: Record<string, string>) {
     ),
   );
   const client = new ApolloClient({
-    link: ApolloLink.from([record, new HttpLink({ uri: stack.url, headers })]),
+    link: ApolloLink.from([record, new HttpLink({ uri, headers })]),
     cache: new InMemoryCache(),
     incrementalHandler: new Defer20220824Handler(),
   });
@@ -339,7 +347,7 @@ describe('a budget spent inside a deferred part', () => {
       { company },
       { headers: { 'x-credit-estimate': 'only' } },
     );
-    const budget = estimated.extensions!.credits['estimate'] as number;
+    const budget = (estimated.extensions!.credits as Record<string, unknown>)['estimate'] as number;
     expect(budget).toBe(4);
     stack.sandbox.reset();
 
@@ -348,7 +356,7 @@ describe('a budget spent inside a deferred part', () => {
       ...NO_CACHE,
       'x-credit-budget': String(budget),
     });
-    const result = await client.query({
+    const result = await client.query<{ fundingEvents: any }>({
       query: gql(INVESTORS),
       variables: { company },
       fetchPolicy: 'no-cache',
@@ -397,6 +405,77 @@ describe('a budget spent inside a deferred part', () => {
       codes: ['CREDIT_BUDGET_EXHAUSTED'],
       creditsUsed: budget,
     });
+  });
+});
+
+describe('the quota', () => {
+  // A quota for every caller: its bucket is reserved before an operation runs, settled after.
+  const QUOTA: Partial<Config> = { creditQuota: { credits: 1000, windowSeconds: 86_400 } };
+  let quoted: Gateway;
+  beforeAll(async () => {
+    quoted = await startGateway(stack.sandbox, { config: QUOTA, logger: log.logger });
+  });
+  afterAll(() => quoted?.close());
+
+  /** POSTs `query` to the quoted gateway as Apollo Client does (in parts), with `key`. */
+  function post(query: string, key: string, signal: AbortSignal) {
+    return fetch(quoted.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'multipart/mixed;deferSpec=20220824,application/json',
+        'x-api-key': key,
+        ...NO_CACHE,
+      },
+      body: JSON.stringify({ query }),
+      signal,
+    });
+  }
+
+  /** The bucket's credits left, as a plain query to the quoted gateway reports them. */
+  async function quotaLeft(key: string): Promise<number> {
+    const answer = await quoted.gql(`{ __typename }`, {}, { key });
+    return (answer.extensions!.credits as { quota?: { remaining: number } }).quota!.remaining;
+  }
+
+  it('is settled to what the service charged for every part: the last payload says what is left', async () => {
+    const key = newKey();
+    const { client, received } = apollo({ 'x-api-key': key, ...NO_CACHE }, quoted.url);
+    await client.query({ query: gql(ROUNDS_THEN_MOVES), fetchPolicy: 'no-cache' });
+    const charged = spentOn(stack.sandbox).credits;
+    expect(charged).toBeGreaterThan(0);
+    const last = received.at(-1)!.payload;
+    expect(last.hasNext).toBe(false);
+    expect(last.extensions!['credits']).toMatchObject({
+      used: charged,
+      quota: { limit: 1000, remaining: 1000 - charged },
+    });
+    expect(await quotaLeft(key)).toBe(1000 - charged);
+  });
+
+  it('a client that goes away after the first payload: its operation is reported once, and settled to no less than the service charged', async () => {
+    const key = newKey();
+    stack.sandbox.setLatency({ fixedMs: 150 });
+    const controller = new AbortController();
+    const response = await post(ROUNDS_THEN_MOVES, key, controller.signal);
+    const reader = response.body!.getReader();
+    let read = '';
+    while (!read.includes('"hasNext":true')) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      read += new TextDecoder().decode(chunk.value);
+    }
+    controller.abort();
+    const lines = () => operationLines().filter((line) => line['operation'] === 'RoundsThenMoves');
+    await eventually(() => lines().length === 1, 5_000, 'the operation reported');
+    stack.sandbox.setLatency({ fixedMs: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(lines()).toHaveLength(1);
+    // The pages in flight were charged by the service: booked as what it may have charged.
+    const charged = spentOn(stack.sandbox).credits;
+    const [line] = lines() as (LogLine & { creditsUsed: number; creditsUncertain?: number })[];
+    expect(line!.creditsUsed + (line!.creditsUncertain ?? 0)).toBeGreaterThanOrEqual(charged);
+    expect(await quotaLeft(key)).toBeLessThanOrEqual(1000 - charged);
   });
 });
 
