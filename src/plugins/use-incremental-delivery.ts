@@ -1,10 +1,28 @@
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
-import type { GraphQLError } from 'graphql';
+import { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { maskError } from '../errors.js';
 import { mapPartErrors, type IncrementalPayload } from '../incremental/incremental-payload.js';
 
-const masked = (error: GraphQLError) => maskError(error, 'Unexpected error.') as GraphQLError;
+/**
+ * A part's error as a client sees it: masked as Yoga masks the errors at a payload's top, and
+ * without what Yoga keeps from clients there (`extensions.http`, the response's status, which an
+ * answer in parts has sent already; `unexpected`).
+ */
+function forClient(error: GraphQLError): GraphQLError {
+  const masked = maskError(error, 'Unexpected error.') as GraphQLError;
+  const { http, unexpected, ...extensions } = masked.extensions ?? {};
+  if (http === undefined && unexpected === undefined) return masked;
+  const { nodes, source, positions, path, originalError } = masked;
+  return new GraphQLError(masked.message, {
+    nodes,
+    source,
+    positions,
+    path,
+    originalError,
+    extensions,
+  });
+}
 
 /**
  * `@defer` and `@stream` (`@graphql-yoga/plugin-defer-stream`: their validation rules), for a
@@ -25,7 +43,7 @@ export function useIncrementalDelivery(): Plugin {
           if (!isAsyncIterable(result)) return undefined;
           return {
             onNext({ result: payload, setResult }) {
-              const next = mapPartErrors(payload as IncrementalPayload, masked);
+              const next = mapPartErrors(payload as IncrementalPayload, forClient);
               if (next !== payload) setResult(next as typeof payload);
             },
           };
