@@ -50,7 +50,7 @@ export class CompleteResult {
     for (const part of payload.incremental ?? []) {
       const path = part.path ?? [];
       if (part.items) {
-        const items = part.items as unknown as Json[];
+        const { items } = part;
         const list = at(this.data, path.slice(0, -1));
         const start = path.at(-1);
         if (Array.isArray(list) && typeof start === 'number') {

@@ -1,5 +1,16 @@
 import type { GraphQLError } from 'graphql';
-import type { ExecutionResult } from '@graphql-tools/utils';
+
+type Path = readonly (string | number)[];
+
+/** A payload's part: a deferred fragment's `data`, or a stream's `items`, at `path`. */
+export interface IncrementalPart {
+  data?: Record<string, unknown> | null;
+  items?: readonly unknown[] | null;
+  path?: Path;
+  label?: string;
+  errors?: readonly GraphQLError[];
+  extensions?: Record<string, unknown>;
+}
 
 /**
  * One payload of an answer delivered in parts, in the format of the incremental delivery RFC of
@@ -8,12 +19,13 @@ import type { ExecutionResult } from '@graphql-tools/utils';
  * of `incremental` a deferred fragment's `data` or a stream's `items` at its `path`, with its own
  * `errors`. The last says `hasNext: false`.
  */
-export type IncrementalPayload = ExecutionResult<Record<string, unknown>>;
-
-/** A payload's part: a deferred fragment (`data`) or a stream's items (`items`), at `path`. */
-export type IncrementalPart = NonNullable<IncrementalPayload['incremental']>[number];
-
-type Path = readonly (string | number)[];
+export interface IncrementalPayload {
+  data?: Record<string, unknown> | null;
+  errors?: readonly GraphQLError[];
+  incremental?: readonly IncrementalPart[];
+  hasNext?: boolean;
+  extensions?: object;
+}
 
 /** Every error a payload carries: its own, then its parts' in order. */
 export function errorsOf(payload: IncrementalPayload): GraphQLError[] {
