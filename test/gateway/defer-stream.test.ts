@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { ApolloClient, ApolloLink, HttpLink, InMemoryCache, gql } from '@apollo/client';
 import { Defer20220824Handler } from '@apollo/client/incremental';
 import { Client, fetchExchange } from '@urql/core';
+import { buildSchema } from 'graphql';
 import { tap } from 'rxjs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
@@ -112,6 +114,37 @@ const partsOf = (received: Received[]) =>
 
 /** The operation log lines since the test began. */
 const operationLines = (): LogLine[] => log.lines.filter((line) => line.msg === 'operation');
+
+describe('the directives', () => {
+  it('schema.graphql declares @defer and @stream for clients and their tools', () => {
+    const sdl = readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8');
+    const declared = buildSchema(sdl);
+    expect(declared.getDirective('defer')?.locations).toEqual([
+      'FRAGMENT_SPREAD',
+      'INLINE_FRAGMENT',
+    ]);
+    expect(declared.getDirective('stream')?.args.map((arg) => arg.name)).toEqual([
+      'if',
+      'label',
+      'initialCount',
+    ]);
+  });
+
+  it('@stream on a field that is not a list is refused before anything runs', async () => {
+    const answer = await stack.gql(
+      `{ fundingEvents(first: 1) @stream { edges { node { round } } } }`,
+      {},
+      { headers: NO_CACHE },
+    );
+    expect(answer.errors).toEqual([
+      expect.objectContaining({
+        message: expect.stringContaining('Stream directive cannot be used on non-list field'),
+        extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+      }),
+    ]);
+    expect(spentOn(stack.sandbox).requests).toBe(0);
+  });
+});
 
 describe('@defer over multipart/mixed', () => {
   it('Apollo Client: the rounds first, then each company at its round, the last payload saying so; whole, the answer without @defer', async () => {
