@@ -20,8 +20,9 @@ export interface CreditFigures {
   /** The credits the operation was allowed (it never spends more); null when it never ran. */
   budget: number | null;
   /**
-   * Present when an upstream attempt timed out: the credits the service may have charged for it
-   * without the gateway knowing (up to its page's limit), counted against the budget too.
+   * Present when an upstream attempt timed out, or was given up once sent (its client gone, the
+   * deadline passed): the credits the service may have charged for it without the gateway knowing
+   * (up to its page's limit), counted against the budget and the quota too.
    */
   uncertain?: number;
   /** A subscription's payload: what the subscription has spent so far, this payload included. */

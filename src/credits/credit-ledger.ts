@@ -49,8 +49,9 @@ export class CreditLedger {
   /** Credits the pages served from the cache or a joined request would have cost. */
   saved = 0;
   /**
-   * Credits the service may have charged without the gateway knowing: an attempt that timed out
-   * may have been answered (and charged) after the gateway stopped waiting, up to its `limit`.
+   * Credits the service may have charged without the gateway knowing: an attempt that timed out,
+   * or was given up once sent, may have been answered (and charged) after the gateway stopped
+   * waiting, up to its `limit`.
    */
   uncertain = 0;
   /** The pages served past their TTL in place of a failed request, in the order served. */

@@ -1,10 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { CreditLedger } from '../../src/credits/credit-ledger.js';
 import { wrap } from '../../src/upstream/operation-call.js';
+import { OperationDeadline } from '../../src/upstream/operation-deadline.js';
+import { deadline } from '../../src/upstream/policies/deadline.js';
 import { ledger } from '../../src/upstream/policies/ledger.js';
 import { retry } from '../../src/upstream/policies/retry.js';
 import { RETRY_BUDGET, RetryBudget } from '../../src/upstream/retry-budget.js';
-import { envelope, failure, mockService, pageRequest, records } from '../helpers/mock-service.js';
+import {
+  envelope,
+  failure,
+  heldAnswers,
+  mockService,
+  pageRequest,
+  records,
+} from '../helpers/mock-service.js';
 
 describe('ledger', () => {
   it('books every request sent, each retry included, and the credits charged', async () => {
@@ -56,6 +65,27 @@ describe('ledger', () => {
       stale: [],
       remaining: null,
     });
+    await service.done();
+  });
+});
+
+describe('ledger, for a request given up once sent', () => {
+  it('books one its client gave up on as possibly charged, up to its limit', async () => {
+    const service = mockService();
+    service.pool.intercept({ path: () => true }).reply(200, heldAnswers().reply);
+    const client = new AbortController();
+    const call = wrap(
+      service.transport,
+      ledger(),
+      deadline(new OperationDeadline(10_000, client.signal)),
+    );
+    const request = pageRequest({ limit: 5 });
+    const pending = call(request).catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    client.abort();
+    expect(await pending).toMatchObject({ failure: 'aborted' });
+    // The service may have answered, and charged, after the gateway stopped waiting.
+    expect(request.ledger).toMatchObject({ requests: 1, used: 0, uncertain: 5 });
     await service.done();
   });
 });
