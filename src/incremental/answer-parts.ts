@@ -17,14 +17,17 @@ export class AnswerParts {
   /** `payloads` as sent, each merged into {@link complete} on its way, the end noted. */
   track(payloads: AsyncIterable<IncrementalPayload>): AsyncIterable<IncrementalPayload> {
     // Ended once the payloads below have ended too (the client gone: once the operation is
-    // settled, `useCredits`).
+    // settled, `useCredits`), or failed.
     return mapAsyncIterator(
       payloads,
       (payload: IncrementalPayload) => {
         this.complete.add(payload);
         return payload;
       },
-      undefined,
+      (error: unknown) => {
+        this.#end();
+        throw error;
+      },
       () => this.#end(),
     );
   }
@@ -41,6 +44,7 @@ export class AnswerParts {
   }
 
   #end(): void {
+    if (this.#ended) return;
     this.#ended = true;
     for (const then of this.#then.splice(0)) then();
   }

@@ -90,6 +90,12 @@ function creditedPayloads(
   const { upstream, quotaHold } = context;
   let settling: MaybePromise<CreditExtensions> | undefined;
   const settleOnce = () => (settling ??= settle(context));
+  // The client went away: the requests in flight end first (aborted, booked as possibly
+  // charged), so that the quota is settled to all the service may have charged.
+  const settleAfterInFlight = async () => {
+    if (!settling) await upstream.settled();
+    await settleOnce();
+  };
   let closing: IncrementalPayload | undefined;
   const credited = mapAsyncIterator(
     payloads,
@@ -104,13 +110,12 @@ function creditedPayloads(
       const totals = settleOnce();
       return totals instanceof Promise ? totals.then(close) : close(totals);
     },
-    undefined,
-    // The client went away: the requests in flight end first (aborted, booked as possibly
-    // charged), so that the quota is settled to all the service may have charged.
-    async () => {
-      if (!settling) await upstream.settled();
-      await settleOnce();
+    // The payloads failed: settled all the same, and the failure goes on.
+    async (error: unknown) => {
+      await settleAfterInFlight();
+      throw error;
     },
+    settleAfterInFlight,
   );
   return withClosingPayload(credited, () => closing);
 }
