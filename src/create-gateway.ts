@@ -270,7 +270,8 @@ export async function createGateway(config: Config, parts: GatewayParts): Promis
     alerts =
       config.alerts === 'on'
         ? await createAlerts(config, {
-            link,
+            // REDIS_URL only: CACHE_URL names a Redis for the page cache alone.
+            link: config.redisUrl ? link : undefined,
             upstream: parts.upstreamUrl,
             clusterWorker: parts.clusterWorker,
             admission,

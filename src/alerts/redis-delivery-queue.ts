@@ -22,6 +22,8 @@ export interface RedisDeliveryQueueOptions {
 
 /** How often the pending deliveries are compared with the queue's jobs, and the depth read. */
 const REPAIR_MS = 30_000;
+/** How long closing waits for the attempts in flight and BullMQ's own closing. */
+const CLOSE_MS = 2_000;
 /** Pending deliveries one repair looks at. */
 const REPAIR_BATCH = 1_000;
 
@@ -38,6 +40,8 @@ const REPAIR_BATCH = 1_000;
 export class RedisDeliveryQueue implements DeliveryQueue {
   readonly #options: RedisDeliveryQueueOptions;
   readonly #connection: Redis;
+  /** The worker's own connection (it blocks on it); ours to close, as the queue's is. */
+  readonly #workerConnection: Redis;
   readonly #queue: Queue;
   #worker: Worker | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -48,6 +52,8 @@ export class RedisDeliveryQueue implements DeliveryQueue {
     // BullMQ's own rule for its connections: commands wait for a reconnection, not fail after N.
     this.#connection = new Redis(options.url, { maxRetriesPerRequest: null });
     this.#connection.on('error', () => undefined);
+    this.#workerConnection = this.#connection.duplicate();
+    this.#workerConnection.on('error', () => undefined);
     this.#queue = new Queue('alert-deliveries', {
       connection: this.#connection,
       prefix: options.prefix,
@@ -60,7 +66,7 @@ export class RedisDeliveryQueue implements DeliveryQueue {
       'alert-deliveries',
       (job: Job<{ id: string }>, token?: string) => this.#process(job, token),
       {
-        connection: this.#connection.duplicate(),
+        connection: this.#workerConnection,
         prefix: this.#options.prefix,
         concurrency: this.#options.concurrency,
         lockDuration: this.#options.lockMs,
@@ -90,10 +96,16 @@ export class RedisDeliveryQueue implements DeliveryQueue {
     return this.#depth;
   }
 
+  /**
+   * Stops taking jobs: attempts in flight get {@link CLOSE_MS} to end (one that does not is
+   * taken again by another instance once its lock lapses, with the same `webhook-id`); then the
+   * connections close, answered or not (Redis may be unreachable).
+   */
   async close(): Promise<void> {
     clearInterval(this.#timer);
-    await this.#worker?.close();
-    await this.#queue.close();
+    const closing = Promise.allSettled([this.#worker?.close(), this.#queue.close()]);
+    await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, CLOSE_MS).unref())]);
+    this.#workerConnection.disconnect();
     this.#connection.disconnect();
   }
 

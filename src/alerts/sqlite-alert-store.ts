@@ -190,16 +190,9 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   async list(owner: string, first: number, after: string | null): Promise<Page<Alert>> {
-    const [at, id] = afterOf(after);
-    const rows = this.#db
-      .prepare(
-        `SELECT * FROM alerts WHERE owner = ? AND (created_at < ? OR (created_at = ? AND id < ?))
-         ORDER BY created_at DESC, id DESC LIMIT ?`,
-      )
-      .all(owner, at, at, id || '\uffff', first + 1) as AlertRow[];
-    const items = rows.slice(0, first).map((row) => this.#alertOf(row));
-    const last = items.at(-1);
-    return { items, next: rows.length > first && last ? pageCursor(last) : null };
+    return this.#page('alerts', 'owner', owner, first, after, (row: AlertRow) =>
+      this.#alertOf(row),
+    );
   }
 
   async count(owner: string): Promise<number> {
@@ -292,14 +285,26 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   async deliveries(alertId: string, first: number, after: string | null): Promise<Page<Delivery>> {
+    return this.#page('deliveries', 'alert_id', alertId, first, after, deliveryOf);
+  }
+
+  /** A page of `table`'s rows whose `column` is `value`, newest first, after `after`. */
+  #page<Row, T extends { createdAt: number; id: string }>(
+    table: 'alerts' | 'deliveries',
+    column: 'owner' | 'alert_id',
+    value: string,
+    first: number,
+    after: string | null,
+    map: (row: Row) => T,
+  ): Page<T> {
     const [at, id] = afterOf(after);
     const rows = this.#db
       .prepare(
-        `SELECT * FROM deliveries WHERE alert_id = ? AND (created_at < ? OR (created_at = ? AND id < ?))
+        `SELECT * FROM ${table} WHERE ${column} = ? AND (created_at < ? OR (created_at = ? AND id < ?))
          ORDER BY created_at DESC, id DESC LIMIT ?`,
       )
-      .all(alertId, at, at, id || '\uffff', first + 1) as DeliveryRow[];
-    const items = rows.slice(0, first).map(deliveryOf);
+      .all(value, at, at, id || '\uffff', first + 1) as Row[];
+    const items = rows.slice(0, first).map(map);
     const last = items.at(-1);
     return { items, next: rows.length > first && last ? pageCursor(last) : null };
   }

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import {
-  AUDIENCE,
-  ISSUER,
+  jwtSettings,
   sign,
   startIdentityProvider,
   type IdentityProvider,
@@ -31,15 +30,11 @@ let acme: string;
 
 function jwtConfig(): Partial<Config> {
   return {
-    authMode: 'jwt',
-    jwtJwksUrl: idp.jwksUrl,
-    jwtIssuer: ISSUER,
-    jwtAudience: AUDIENCE,
+    ...jwtSettings(idp),
     upstreamKeys: new Map([
       ['acme', ACME_KEY],
       ['globex', GLOBEX_KEY],
     ]),
-    jwtJwksCooldownMs: 0,
     pollIntervalSeconds: 1,
   };
 }

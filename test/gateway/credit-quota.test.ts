@@ -5,8 +5,7 @@ import { encodeGlobalId } from '../../src/nodes/global-id.js';
 import { investorNode } from '../../src/nodes/investor-node.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import {
-  AUDIENCE,
-  ISSUER,
+  jwtSettings,
   sign,
   startIdentityProvider,
   type IdentityProvider,
@@ -263,13 +262,9 @@ describe('JWT_QUOTA_CLAIM', () => {
     stack = await startStack({
       config: {
         ...QUOTA,
-        authMode: 'jwt',
-        jwtJwksUrl: idp.jwksUrl,
-        jwtIssuer: ISSUER,
-        jwtAudience: AUDIENCE,
+        ...jwtSettings(idp),
         upstreamApiKey: 'server-key',
         jwtQuotaClaim: 'quota',
-        jwtJwksCooldownMs: 0,
       },
     });
     stack.sandbox.addKey('server-key', { credits: 1e9 });

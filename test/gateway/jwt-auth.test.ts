@@ -6,6 +6,7 @@ import { freePort } from '../helpers/start-process.js';
 import {
   AUDIENCE,
   ISSUER,
+  jwtSettings,
   makeKey,
   sign,
   startIdentityProvider,
@@ -79,15 +80,11 @@ let globex: string;
  */
 function jwtConfig(): Partial<Config> {
   return {
-    authMode: 'jwt',
-    jwtJwksUrl: idp.jwksUrl,
-    jwtIssuer: ISSUER,
-    jwtAudience: AUDIENCE,
+    ...jwtSettings(idp),
     upstreamKeys: new Map([
       ['acme', ACME_KEY],
       ['globex', GLOBEX_KEY],
     ]),
-    jwtJwksCooldownMs: 0,
   };
 }
 

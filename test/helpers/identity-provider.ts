@@ -117,3 +117,18 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
       }),
   };
 }
+
+/**
+ * The settings of `AUTH_MODE=jwt` over `idp`: its JWKS, issuer and audience, and a JWKS cooldown
+ * of 0 (its default, 30 s, outlasts a suite) so that a key added after the first fetch is fetched
+ * at once. A suite adds where the workspace keys come from.
+ */
+export function jwtSettings(idp: Pick<IdentityProvider, 'jwksUrl'>) {
+  return {
+    authMode: 'jwt' as const,
+    jwtJwksUrl: idp.jwksUrl,
+    jwtIssuer: ISSUER,
+    jwtAudience: AUDIENCE,
+    jwtJwksCooldownMs: 0,
+  };
+}
