@@ -145,7 +145,7 @@ describe('Redis hung (SIGSTOP) or slow (DEBUG SLEEP: each command past its 500 m
   /**
    * Runs a query, stalls Redis with `stall`, sends 20 repeats (the answer, and the page through
    * another operation), ends the stall with `end`: each repeat is served from memory at no cost,
-   * and Redis was sent one command meanwhile, besides the link's probes.
+   * and Redis was sent at most one command meanwhile, besides the link's probes.
    */
   async function repeatsWhileStalled(stall: (stats: Redis) => () => Promise<unknown>) {
     const gw = await gateway();
@@ -166,15 +166,18 @@ describe('Redis hung (SIGSTOP) or slow (DEBUG SLEEP: each command past its 500 m
       expect(await redisUp(gw)).toBe(0);
 
       await end();
-      // What was sent to Redis during the stall, run now: for 20 requests, the one command that
-      // timed out (and took the link down), besides the link's probes (a PING a second).
+      // What was sent to Redis during the stall, run now: for 20 requests, at most the one command
+      // that timed out and took the link down (a page read, or the alerts' sweep when it came
+      // first), besides the link's probes (a PING a second). A link that asked Redis per request
+      // would show 20 or more.
       const {
         ping: _probes,
         'config|resetstat': _resetstat,
         debug: _sleep,
         ...others
       } = await commandCalls(stats);
-      expect(others).toEqual({ get: 1 });
+      const sent = Object.values(others).reduce((sum, calls) => sum + calls, 0);
+      expect(sent, JSON.stringify(others)).toBeLessThanOrEqual(1);
 
       await until(gw, 1);
       expectKept(await gw.gql(ROUNDS), 10);
