@@ -1,10 +1,10 @@
-import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { getIntrospectionQuery } from 'graphql';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { captureLog } from '../helpers/capture-log.js';
 import { startRedis, type RedisServer } from '../helpers/start-redis.js';
+import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import {
   NO_CACHE,
   SMALL_SIZES,
@@ -207,7 +207,7 @@ describe("the service's 401 for a key drops everything kept for it", () => {
     });
 
     it('a 401 seen while Redis is cut off reaches Redis, for every instance, once it answers again', async () => {
-      const link = await cuttableLink(redis.port);
+      const link = await startTcpProxy(redis.port);
       try {
         const a = await gateway({ config: { redisUrl: link.url } });
         const b = await gateway({ config: { redisUrl: redis.url } });
@@ -236,41 +236,3 @@ describe("the service's 401 for a key drops everything kept for it", () => {
     });
   });
 });
-
-/**
- * A TCP link to the Redis on `port` that a test can cut (every connection closed, new ones
- * refused) and restore: Redis itself keeps its data, as when a network cuts an instance off.
- */
-async function cuttableLink(port: number) {
-  const sockets = new Set<Socket>();
-  let cut = false;
-  const server = createServer((client) => {
-    if (cut) return client.destroy();
-    const upstream = createConnection(port, '127.0.0.1');
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('error', () => {});
-      socket.on('close', () => {
-        sockets.delete(socket);
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `redis://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    cut() {
-      cut = true;
-      for (const socket of sockets) socket.destroy();
-    },
-    restore() {
-      cut = false;
-    },
-    async close() {
-      this.cut();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}

@@ -1,10 +1,10 @@
-import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { scrape, valueOf } from '../helpers/prometheus.js';
 import { startRedis, type RedisServer } from '../helpers/start-redis.js';
+import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import {
   NO_CACHE,
   SMALL_SIZES,
@@ -239,7 +239,7 @@ describe('Redis hung (SIGSTOP) or slow (DEBUG SLEEP: each command past its 500 m
 
 describe('an instance cut off from Redis (a TCP link the test cuts), the other not', () => {
   it('serves what it kept at no cost; a 401 the other saw meanwhile reaches it when the link is back', async () => {
-    const link = await cuttableLink(redis.port);
+    const link = await startTcpProxy(redis.port);
     try {
       const a = await gateway({ config: { redisUrl: link.url } });
       const b = await gateway();
@@ -281,7 +281,7 @@ describe('an instance cut off while it fetches a page it claimed', () => {
   it('the others wait for its claim no longer than its lease (3 s), then fetch the page themselves', async () => {
     // OPERATION_TIMEOUT_MS=5000 here: a claim that outlived its holder's link until it expires
     // (about 44 s with the defaults) would fail the operation instead.
-    const link = await cuttableLink(redis.port);
+    const link = await startTcpProxy(redis.port);
     try {
       const a = await gateway({ config: { redisUrl: link.url } });
       const b = await gateway({ config: { operationTimeoutMs: 5_000 } });
@@ -323,41 +323,3 @@ describe('the local tier in front of Redis (CACHE_MAX_MB bounds it as it bounds 
     expect(spent()).toEqual({ requests: 0, credits: 0 });
   });
 });
-
-/**
- * A TCP link to the Redis on `port` that a test can cut (every connection closed, new ones
- * refused) and restore: Redis itself keeps its data, as when a network cuts an instance off.
- */
-async function cuttableLink(port: number) {
-  const sockets = new Set<Socket>();
-  let cut = false;
-  const server = createServer((client) => {
-    if (cut) return client.destroy();
-    const upstream = createConnection(port, '127.0.0.1');
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('error', () => {});
-      socket.on('close', () => {
-        sockets.delete(socket);
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `redis://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    cut() {
-      cut = true;
-      for (const socket of sockets) socket.destroy();
-    },
-    restore() {
-      cut = false;
-    },
-    async close() {
-      this.cut();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
