@@ -4,7 +4,7 @@ import { getVariableValues } from 'graphql/execution/values.js';
 import type { Admission } from '../admission/admission.js';
 import type { App } from '../app.js';
 import type { Caller } from '../auth/create-authenticator.js';
-import { upstreamKeyOf } from '../auth/upstream-keys.js';
+import { upstreamKeyOf, upstreamKeySource } from '../auth/upstream-keys.js';
 import type { Config } from '../config.js';
 import { budgetRefusal } from '../credits/budget-rules.js';
 import { parseCreditQuota } from '../credits/quota/credit-quota.js';
@@ -90,11 +90,7 @@ export class Alerts implements AlertsApi {
     const { caller } = alert;
     let upstreamKey = caller.upstreamKey;
     if (config.authMode === 'jwt') {
-      const source = config.upstreamApiKey
-        ? { key: config.upstreamApiKey }
-        : config.upstreamKeys
-          ? { keys: config.upstreamKeys, claim: config.jwtWorkspaceClaim }
-          : null;
+      const source = upstreamKeySource(config);
       upstreamKey =
         source &&
         upstreamKeyOf(source, { [config.jwtWorkspaceClaim]: caller.workspace ?? undefined });

@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import { algorithmsFor, authSettingsProblems } from './auth-mode.js';
 import { parseCreditQuota, type CreditQuota } from '../credits/quota/credit-quota.js';
-import { upstreamKeyOf, workspaceOf } from './upstream-keys.js';
+import { upstreamKeyOf, upstreamKeySource, workspaceOf } from './upstream-keys.js';
 import { remoteKeys } from './remote-keys.js';
 import { createTokenVerifier, TokenRejected, type VerifiedToken } from './verify-token.js';
 
@@ -113,11 +113,7 @@ export function createAuthenticator(config: Config): Authenticate {
           algorithms: config.jwtAlgorithms,
         }
       : null;
-  const source = config.upstreamApiKey
-    ? { key: config.upstreamApiKey }
-    : config.upstreamKeys
-      ? { keys: config.upstreamKeys, claim: config.jwtWorkspaceClaim }
-      : null;
+  const source = upstreamKeySource(config);
   if (!issuer || !audience || !signer || !source) {
     throw new Error(
       `AUTH_MODE=jwt without its settings (${authSettingsProblems(config).join('; ')}): read the config with loadConfig`,

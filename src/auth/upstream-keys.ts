@@ -39,10 +39,27 @@ export function workspaceOf(
  * value of its `claim`, {@link workspaceOf}).
  */
 export function upstreamKeyOf(
-  source: { key: string } | { keys: UpstreamKeys; claim: string },
+  source: UpstreamKeySource,
   claims: Readonly<Record<string, unknown>>,
 ): string | null {
   if ('key' in source) return source.key;
   const workspace = workspaceOf(claims, source.claim);
   return workspace === null ? null : (source.keys.get(workspace) ?? null);
+}
+
+/** Where the upstream key of a token's caller comes from: one key, or a key per workspace. */
+export type UpstreamKeySource = { key: string } | { keys: UpstreamKeys; claim: string };
+
+/**
+ * The source `AUTH_MODE=jwt` reads callers' upstream keys from: `UPSTREAM_API_KEY` for every
+ * token, else `UPSTREAM_KEYS_FILE` by the `JWT_WORKSPACE_CLAIM`; null when neither is set.
+ */
+export function upstreamKeySource(config: {
+  upstreamApiKey?: string | null;
+  upstreamKeys?: UpstreamKeys | null;
+  jwtWorkspaceClaim: string;
+}): UpstreamKeySource | null {
+  if (config.upstreamApiKey) return { key: config.upstreamApiKey };
+  if (config.upstreamKeys) return { keys: config.upstreamKeys, claim: config.jwtWorkspaceClaim };
+  return null;
 }
