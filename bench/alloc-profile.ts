@@ -7,6 +7,8 @@
 //
 //   npm run bench:alloc -- [N=2000] [dist=dist]
 import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request, WebSocket } from 'undici';
@@ -100,6 +102,14 @@ try {
   await load(N);
   const { profile } = (await send('HeapProfiler.stopSampling')) as { profile: { head: Node } };
   socket.close();
+  // The whole profile, for Chrome DevTools (Memory > Load) or speedscope: callers, not only sites.
+  mkdirSync(join(ROOT, '.bench-tmp'), { recursive: true });
+  const saved = join(
+    ROOT,
+    '.bench-tmp',
+    `alloc-${new Date().toISOString().replace(/[:.]/g, '-')}.heapprofile`,
+  );
+  writeFileSync(saved, JSON.stringify(profile));
 
   const byFunction = new Map<string, number>();
   const byModule = new Map<string, number>();
@@ -135,6 +145,7 @@ try {
   top(byModule, 15);
   console.log('\nby function:');
   top(byFunction, 25);
+  console.log(`\nprofile: ${saved}`);
 } finally {
   gateway.kill('SIGKILL');
   sandbox.kill('SIGKILL');
