@@ -227,11 +227,8 @@ function plan(options: Options): [Scenario, Side, number][] {
         : [1];
     for (const connections of levels) {
       if (scenario.restPath) runs.push([scenario, 'direct', connections]);
-      if (scenario.compared) {
-        runs.push([scenario, 'floor', connections]);
-        runs.push([scenario, 'yoga-floor', connections]);
-        if (options.before) runs.push([scenario, 'before', connections]);
-      }
+      for (const floor of scenario.floors ?? []) runs.push([scenario, floor, connections]);
+      if (scenario.compared && options.before) runs.push([scenario, 'before', connections]);
       runs.push([scenario, 'gateway', connections]);
     }
   }
