@@ -208,7 +208,7 @@ function stackOf(sandbox: Service, gateway: Service, { cluster = false } = {}): 
 function summaryLine(run: RunRecord): string {
   const l = run.load;
   return (
-    `${run.scenario.id.padEnd(13)} ${run.side.padEnd(7)} c=${String(l.connections).padEnd(3)} ` +
+    `${run.scenario.id.padEnd(13)} ${run.side.padEnd(10)} c=${String(l.connections).padEnd(3)} ` +
     `${l.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${l.p50Ms.toFixed(2)} ms  ` +
     `p99 ${l.p99Ms.toFixed(2)} ms  CPU ${run.cpuMsPerRequest.toFixed(3)} ms/req` +
     (run.problems.length > 0 ? `  (${run.problems.length} problem(s))` : '')
@@ -227,11 +227,8 @@ function plan(options: Options): [Scenario, Side, number][] {
         : [1];
     for (const connections of levels) {
       if (scenario.restPath) runs.push([scenario, 'direct', connections]);
-      if (scenario.compared) {
-        runs.push([scenario, 'floor', connections]);
-        runs.push([scenario, 'yoga-floor', connections]);
-        if (options.before) runs.push([scenario, 'before', connections]);
-      }
+      for (const floor of scenario.floors ?? []) runs.push([scenario, floor, connections]);
+      if (scenario.compared && options.before) runs.push([scenario, 'before', connections]);
       runs.push([scenario, 'gateway', connections]);
     }
   }

@@ -3,8 +3,10 @@
  * The floor of any gateway built on graphql-yoga, for `npm run bench`: the floor's upstream work
  * (bench/floor-upstream.mjs: one undici GET, `JSON.parse`, the fields copied) under a bare Yoga
  * over node:http, with the gateway's own schema (schema.graphql) and operations compiled by
- * graphql-jit as the gateway's are, the credits in `extensions`. Yoga parses, validates, executes and writes the answer; two
- * resolvers, nothing of ours: no signed ids or cursors, errors, budget, quota, logs or metrics.
+ * graphql-jit as the gateway's are, the credits and upstream requests in `extensions`. Yoga
+ * parses, validates, executes and writes the answer; three resolvers (the two lists, and a
+ * company's exec moves for the walk), nothing of ours: no signed ids or cursors, no DataLoader,
+ * no errors, budget, quota, logs or metrics.
  *
  * Beside the floor (no GraphQL), its CPU per request is what Yoga's HTTP layer and a GraphQL
  * execution cost at the least; beside the gateway, what everything of ours costs.
@@ -15,17 +17,40 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { createSchema, createYoga } from 'graphql-yoga';
-import { fetchList } from './floor-upstream.mjs';
+import { fetchExecMoves, fetchList } from './floor-upstream.mjs';
 
 const typeDefs = readFileSync(new URL('../schema.graphql', import.meta.url), 'utf8');
+
+/** Adds one upstream page's credits to the query's, for `extensions` (resolvers may run at once). */
+function charge(context, creditsUsed) {
+  context.creditsUsed = (context.creditsUsed ?? 0) + creditsUsed;
+  context.upstreamRequests = (context.upstreamRequests ?? 0) + 1;
+}
+
 const list = (name) => async (_root, _args, context) => {
   const { nodes, creditsUsed } = await fetchList(name, context.request.headers.get('x-api-key'));
-  context.creditsUsed = creditsUsed;
+  charge(context, creditsUsed);
   return { nodes };
 };
+
+/**
+ * The walk's step: one GET per company (its `uuid`, which the mapped record keeps), as the
+ * gateway sends it. No DataLoader: the walk's 20 events have 20 different companies, so the
+ * gateway's batching saves nothing there either (21 requests a query on both).
+ */
+async function execMoves(company, { first }, context) {
+  const apiKey = context.request.headers.get('x-api-key');
+  const { nodes, creditsUsed } = await fetchExecMoves(company.uuid, first ?? 20, apiKey);
+  charge(context, creditsUsed);
+  return { nodes };
+}
+
 const schema = createSchema({
   typeDefs,
-  resolvers: { Query: { fundingEvents: list('fundingEvents'), companies: list('companies') } },
+  resolvers: {
+    Query: { fundingEvents: list('fundingEvents'), companies: list('companies') },
+    Company: { execMoves },
+  },
 });
 
 /** graphql-jit, compiled once per document (the bench's documents have one operation each). */
@@ -52,8 +77,11 @@ const yoga = createYoga({
         setExecuteFn(execute);
         return {
           onExecuteDone: ({ args, result, setResult }) => {
-            const used = args.contextValue.creditsUsed ?? 0;
-            setResult({ ...result, extensions: { credits: { used }, upstreamRequests: 1 } });
+            const { creditsUsed = 0, upstreamRequests = 0 } = args.contextValue;
+            setResult({
+              ...result,
+              extensions: { credits: { used: creditsUsed }, upstreamRequests },
+            });
           },
         };
       },
