@@ -6,10 +6,10 @@
  *
  *   npm run build && OLD=<dist of the other build> npx tsx bench/ab-http.ts [blocks=40] [scenario=list]
  *
- * OLD_FLAGS and NEW_FLAGS (space-separated) are Node flags for either gateway, e.g. one build
- * against itself with `NEW_FLAGS=--max-semi-space-size=32`. `NEW_AUTH=jwt` runs the new side with
- * `AUTH_MODE=jwt` and a `CREDIT_QUOTA` (in memory), a JWKS served here and one bearer token: one
- * build against itself then measures what token verification and the quota cost per request;
+ * The scenario is list, wide or walk. OLD_FLAGS and NEW_FLAGS (space-separated) are Node flags
+ * for either gateway, e.g. one build against itself with `NEW_FLAGS=--max-semi-space-size=32`.
+ * `NEW_AUTH=jwt` runs the new side with `AUTH_MODE=jwt` and a `CREDIT_QUOTA` (in memory), a JWKS
+ * served here and one bearer token: one build against itself then measures what token verification and the quota cost per request;
  * `NEW_REDIS_URL` puts the new side's quotas (and page cache) in that Redis; `NEW_ENV="NAME=value
  * ..."` gives the new side settings of its own, `ENV="..."` both sides (e.g. `CACHE_TTL_SECONDS=60`
  * with `NO_CACHE=1`, which sends `Cache-Control: no-cache`: every request runs and its answer is
@@ -28,7 +28,7 @@ import {
 } from './processes.js';
 import { interleaved, load, medianBlockRatio } from './interleaved.js';
 import { startJwtSide } from './jwt-side.js';
-import { LIST_QUERY, WIDE_QUERY } from './scenarios.js';
+import { LIST_QUERY, WALK_QUERY, WIDE_QUERY } from './scenarios.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OLD = process.env['OLD'];
@@ -51,7 +51,10 @@ const NO_CACHE: Record<string, string> = process.env['NO_CACHE']
   ? { 'cache-control': 'no-cache' }
   : {};
 const CONCURRENCY = 8;
-const body = JSON.stringify({ query: SCENARIO === 'wide' ? WIDE_QUERY : LIST_QUERY });
+const QUERIES: Record<string, string> = { list: LIST_QUERY, wide: WIDE_QUERY, walk: WALK_QUERY };
+const query = QUERIES[SCENARIO];
+if (!query) throw new RangeError(`scenario: one of ${Object.keys(QUERIES).join(', ')}`);
+const body = JSON.stringify({ query });
 
 const auth =
   process.env['NEW_AUTH'] === 'jwt'

@@ -62,28 +62,86 @@ function networkError(error: unknown, timeoutMs: number): UpstreamError {
   }
 }
 
-/** A request option: called once undici puts the request on a connection. */
-const ON_CONNECTION = Symbol('onConnection');
+/** What one GET brought back: its status, its `Retry-After`, its body as text. */
+interface Answer {
+  statusCode: number;
+  retryAfter: string | string[] | undefined;
+  text: string;
+}
 
 /**
- * An undici interceptor that calls a request's {@link ON_CONNECTION} when undici puts it on a
- * connection (`onRequestStart`), so that its timeout counts from there, not from the queue.
+ * One GET on `dispatcher`, its body gathered as text, with one deadline for the exchange (headers
+ * and body together) started once undici puts the request on a connection: time queued for one of
+ * the pool's connections (the gateway's own load) is never counted as the service's. It follows
+ * `signal` (the operation's) by hand, and rejects with the `UpstreamError` that says why.
+ *
+ * A handler of undici's dispatch API, not `request()`: no body stream, no handler wrapped in
+ * another, no interceptor to see the connection, one timer and one listener per request: about a
+ * fifth of the CPU of an upstream exchange, which a nested query pays per request (BENCHMARKS.md).
  */
-const tellOnConnection: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => {
-  const onConnection = (opts as { [ON_CONNECTION]?: () => void })[ON_CONNECTION];
-  if (!onConnection) return dispatch(opts, handler);
-  return dispatch(opts, {
-    onRequestStart(controller, context) {
-      onConnection();
-      return handler.onRequestStart?.(controller, context);
-    },
-    onRequestUpgrade: (...args) => handler.onRequestUpgrade?.(...args),
-    onResponseStart: (...args) => handler.onResponseStart?.(...args),
-    onResponseData: (...args) => handler.onResponseData?.(...args),
-    onResponseEnd: (...args) => handler.onResponseEnd?.(...args),
-    onResponseError: (...args) => handler.onResponseError?.(...args),
+function get(
+  dispatcher: Dispatcher,
+  options: Dispatcher.DispatchOptions,
+  signal: AbortSignal | undefined,
+  timeoutMs: number,
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    let controller: Dispatcher.DispatchController | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    let settled = false;
+    let statusCode = 0;
+    let retryAfter: string | string[] | undefined;
+    const chunks: Buffer[] = [];
+    const settle = () => {
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', follow);
+    };
+    const fail = (error: UpstreamError) => {
+      if (settled) return;
+      settle();
+      reject(error);
+    };
+    // The caller's abort: whatever undici says then, it is not the service's. A request still
+    // queued is given up at once, and aborted when it reaches a connection.
+    function follow() {
+      fail(
+        controller
+          ? unavailable('aborted', 'the request was aborted')
+          : unavailable('queued', 'the request waited for a free connection to the service'),
+      );
+      controller?.abort(signal?.reason);
+    }
+    if (signal?.aborted) return follow();
+    signal?.addEventListener('abort', follow, { once: true });
+    dispatcher.dispatch(options, {
+      onRequestStart(started) {
+        if (settled) return started.abort(signal?.reason ?? new Error('given up while queued'));
+        controller = started;
+        timer = setTimeout(() => {
+          fail(unavailable('timeout', `no complete answer within ${timeoutMs} ms of being sent`));
+          started.abort(new Error('timed out'));
+        }, timeoutMs);
+      },
+      onResponseStart(_controller, status, headers) {
+        statusCode = status;
+        retryAfter = headers['retry-after'];
+      },
+      onResponseData(_controller, chunk) {
+        chunks.push(chunk);
+      },
+      onResponseEnd() {
+        if (settled) return;
+        settle();
+        const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+        resolve({ statusCode, retryAfter, text: body.toString('utf8') });
+      },
+      onResponseError(_controller, error) {
+        fail(networkError(error, timeoutMs));
+      },
+    });
   });
-};
+}
 
 /**
  * Sends one GET over an undici keep-alive pool and returns facts: the success envelope with the
@@ -101,36 +159,15 @@ export function createTransport(options: TransportOptions): Transport {
       connections: options.connections ?? defaultConfig.upstreamConnections,
       keepAliveTimeout: 30_000,
     });
-  const dispatcher = pool.compose(tellOnConnection);
   const { timeoutMs } = options;
 
   return {
     async call({ endpoint, filterQuery, cursor, limit, apiKey, signal, traceHeaders }) {
       const query = buildPageQuery(filterQuery, { cursor, limit });
       const path = `${prefix}${endpoints[endpoint].path}?${query}`;
-      let response: Dispatcher.ResponseData;
-      let text: string;
-      // One deadline for the exchange, headers and body together, started once the request is
-      // on a connection: time queued for one of the pool's connections (the gateway's own load)
-      // is never counted as the service's. One controller and one timer per request, following
-      // the caller's signal by hand: AbortSignal.timeout and AbortSignal.any cost a timer, weak
-      // references and a finalization-registry entry each, per request (BENCHMARKS.md).
-      const controller = new AbortController();
-      let sent = false;
-      let timedOut = false;
-      let timer: NodeJS.Timeout | undefined;
-      const onConnection = () => {
-        sent = true;
-        timer = setTimeout(() => {
-          timedOut = true;
-          controller.abort();
-        }, timeoutMs);
-      };
-      const follow = () => controller.abort(signal?.reason);
-      if (signal?.aborted) follow();
-      else signal?.addEventListener('abort', follow, { once: true });
-      try {
-        response = await dispatcher.request({
+      const { statusCode, retryAfter, text } = await get(
+        pool,
+        {
           origin,
           path,
           method: 'GET',
@@ -138,31 +175,16 @@ export function createTransport(options: TransportOptions): Transport {
             traceHeaders === undefined
               ? { 'x-api-key': apiKey, accept: 'application/json' }
               : { 'x-api-key': apiKey, accept: 'application/json', ...traceHeaders },
-          signal: controller.signal,
-          [ON_CONNECTION]: onConnection,
-        } as Dispatcher.RequestOptions);
-        text = await response.body.text();
-      } catch (error) {
-        // The caller's abort first: whatever undici rejected with then, it is not the service's.
-        if (signal?.aborted && !sent) {
-          throw unavailable('queued', 'the request waited for a free connection to the service');
-        }
-        if (signal?.aborted) throw unavailable('aborted', 'the request was aborted');
-        if (timedOut) {
-          throw unavailable('timeout', `no complete answer within ${timeoutMs} ms of being sent`);
-        }
-        throw networkError(error, timeoutMs);
-      } finally {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', follow);
-      }
+        },
+        signal,
+        timeoutMs,
+      );
       let body: unknown;
       try {
         body = JSON.parse(text);
       } catch {
         body = undefined;
       }
-      const { statusCode } = response;
       if (statusCode >= 200 && statusCode < 300) {
         if (!isEnvelope(body)) {
           throw unavailable(
@@ -173,7 +195,7 @@ export function createTransport(options: TransportOptions): Transport {
         }
         return { envelope: body, bytes: text.length };
       }
-      throw errorFromResponse(statusCode, body, response.headers['retry-after']);
+      throw errorFromResponse(statusCode, body, retryAfter);
     },
     queued: () => (pool instanceof Pool ? pool.stats.queued : 0),
     async close() {
