@@ -6,15 +6,16 @@
  *
  *   npm run build && OLD=<dist of the other build> npx tsx bench/ab-http.ts [blocks=40] [scenario=list]
  *
- * The scenario is list, wide or walk. OLD_FLAGS and NEW_FLAGS (space-separated) are Node flags
- * for either gateway, e.g. one build against itself with `NEW_FLAGS=--max-semi-space-size=32`.
+ * The scenario is list, wide or walk. OLD_FLAGS and NEW_FLAGS (space-separated) are Node flags for
+ * either gateway, e.g. one build against itself with `NEW_FLAGS=--max-semi-space-size=32`.
  * `NEW_AUTH=jwt` runs the new side with `AUTH_MODE=jwt` and a `CREDIT_QUOTA` (in memory), a JWKS
- * served here and one bearer token: one build against itself then measures what token verification and the quota cost per request;
- * `NEW_REDIS_URL` puts the new side's quotas (and page cache) in that Redis; `NEW_ENV="NAME=value
- * ..."` gives the new side settings of its own, `ENV="..."` both sides (e.g. `CACHE_TTL_SECONDS=60`
- * with `NO_CACHE=1`, which sends `Cache-Control: no-cache`: every request runs and its answer is
- * kept, the miss of the default configuration); `BLOCKS_SHOWN=1` prints each block's ratio in
- * order. Each side's mean wall time per request and RSS are printed too.
+ * served here and one bearer token: one build against itself then measures what token verification
+ * and the quota cost per request; `NEW_REDIS_URL` puts the new side's quotas (and page cache) in
+ * that Redis; `NEW_ENV="NAME=value ..."` gives the new side settings of its own, `ENV="..."` both
+ * sides (e.g. `CACHE_TTL_SECONDS=60` with `NO_CACHE=1`, which sends `Cache-Control: no-cache`:
+ * every request runs and its answer is kept, the miss of the default configuration);
+ * `BLOCKS_SHOWN=1` prints each block's ratio in order. Each side's mean wall time per request and
+ * RSS are printed too.
  */
 import { fileURLToPath } from 'node:url';
 import {
