@@ -1,4 +1,4 @@
-/* global process, URL */
+/* global process, URL, Buffer */
 /**
  * The floor of any gateway built on graphql-yoga, for `npm run bench`: the floor's upstream work
  * (bench/floor-upstream.mjs: one undici GET, `JSON.parse`, the fields copied) under a bare Yoga
@@ -89,4 +89,43 @@ const yoga = createYoga({
   ],
 });
 
-createServer(yoga).listen(Number(process.env.PORT ?? 4001), process.env.HOST ?? '127.0.0.1');
+/**
+ * `ENVELOP=1` (bench/experiments/envelop-floor.ts): the same Yoga's envelop (its parse and
+ * validation cache, the plugin above) called from node:http directly, without Yoga's Fetch-API
+ * layer (no `Request`, `Response` or their promises): what a thin adapter over the envelop could
+ * take off. POST with a JSON body only; enough for the bench's queries.
+ */
+function viaEnvelop(req, res) {
+  // A readiness probe (GET): answered at once.
+  if (req.method !== 'POST') return void res.end('{}');
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk));
+  req.on('end', async () => {
+    const params = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const request = { headers: { get: (name) => req.headers[name.toLowerCase()] ?? null } };
+    const enveloped = yoga.getEnveloped({ request, params });
+    const document = enveloped.parse(params.query);
+    const errors = enveloped.validate(enveloped.schema, document);
+    const result =
+      errors.length > 0
+        ? { errors }
+        : await enveloped.execute({
+            schema: enveloped.schema,
+            document,
+            contextValue: await enveloped.contextFactory(),
+            variableValues: params.variables,
+            operationName: params.operationName,
+          });
+    const body = Buffer.from(JSON.stringify(result));
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': body.length,
+    });
+    res.end(body);
+  });
+}
+
+createServer(process.env.ENVELOP ? viaEnvelop : yoga).listen(
+  Number(process.env.PORT ?? 4001),
+  process.env.HOST ?? '127.0.0.1',
+);
