@@ -29,7 +29,7 @@ import {
 } from './processes.js';
 import { interleaved, load, medianBlockRatio } from './interleaved.js';
 import { startJwtSide } from './jwt-side.js';
-import { LIST_QUERY, WALK_QUERY, WIDE_QUERY } from './scenarios.js';
+import { QUERIES } from './scenarios.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OLD = process.env['OLD'];
@@ -52,8 +52,7 @@ const NO_CACHE: Record<string, string> = process.env['NO_CACHE']
   ? { 'cache-control': 'no-cache' }
   : {};
 const CONCURRENCY = 8;
-const QUERIES: Record<string, string> = { list: LIST_QUERY, wide: WIDE_QUERY, walk: WALK_QUERY };
-const query = QUERIES[SCENARIO];
+const query = QUERIES[SCENARIO as keyof typeof QUERIES];
 if (!query) throw new RangeError(`scenario: one of ${Object.keys(QUERIES).join(', ')}`);
 const body = JSON.stringify({ query });
 

@@ -1,6 +1,7 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
 
 /** Bytes of each child's output kept for error messages (the tail). */
 const OUTPUT_TAIL = 16_384;
@@ -242,4 +243,24 @@ export function memory(pid: number): Memory {
     return match?.[1] ? Number(match[1]) : NaN;
   };
   return { rssMb: kb('VmRSS') / 1024, peakRssMb: kb('VmHWM') / 1024 };
+}
+
+/** The repository's root, where `dist/` is built. */
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * The sandbox from the build (`dist/sandbox/main.js`) as a process of its own on a free loopback
+ * port, with its controls (`/__sandbox/…`), once it answers.
+ */
+export async function startSandbox(timeoutMs = 30_000): Promise<Service> {
+  const port = await freePort();
+  const sandbox = startService({
+    name: 'sandbox',
+    script: 'dist/sandbox/main.js',
+    args: ['--port', String(port), '--host', '127.0.0.1', '--controls', '--quiet'],
+    port,
+    cwd: ROOT,
+  });
+  await waitForHttp(sandbox, `${sandbox.url}/__sandbox/counters`, timeoutMs);
+  return sandbox;
 }

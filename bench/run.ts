@@ -20,6 +20,7 @@ import {
   memory,
   processTree,
   servingPid,
+  startSandbox,
   startService,
   stopService,
   waitForHttp,
@@ -108,19 +109,6 @@ function timingFor(quick: boolean): Timing {
   return quick
     ? { durationS: 2, warmupRequests: 200, warmupMaxMs: 400 }
     : { durationS: 8, warmupRequests: 200, warmupMaxMs: 2_000 };
-}
-
-async function startSandbox(): Promise<Service> {
-  const port = await freePort();
-  const sandbox = startService({
-    name: 'sandbox',
-    script: 'dist/sandbox/main.js',
-    args: ['--port', String(port), '--host', '127.0.0.1', '--controls', '--quiet'],
-    port,
-    cwd: ROOT,
-  });
-  await waitForHttp(sandbox, `${sandbox.url}/__sandbox/counters`, START_TIMEOUT_MS);
-  return sandbox;
 }
 
 /**
@@ -338,7 +326,7 @@ async function benchmark(options: Options, services: Service[]): Promise<number>
   const timing = timingFor(options.quick);
   const started = Date.now();
   const loadAverage = loadavg()[0] ?? NaN;
-  const sandbox = await startSandbox();
+  const sandbox = await startSandbox(START_TIMEOUT_MS);
   services.push(sandbox);
   const gateway = await startGateway(sandbox.url);
   services.push(gateway);
@@ -478,7 +466,7 @@ async function profile(options: Options, services: Service[]): Promise<number> {
   const timing = timingFor(options.quick);
   const dir = join(TMP, `profile-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   mkdirSync(dir, { recursive: true });
-  const sandbox = await startSandbox();
+  const sandbox = await startSandbox(START_TIMEOUT_MS);
   services.push(sandbox);
   const id = options.only?.size === 1 ? [...options.only][0] : 'list';
   const scenario = SCENARIOS.find((s) => s.id === id) as Scenario;

@@ -17,6 +17,13 @@ export const WIDE_QUERY = `{ companies(first: 100) { nodes { ${COMPANY_FIELDS} }
 /** 20 funding events, each company's 3 latest executive moves. */
 export const WALK_QUERY = `{ fundingEvents(first: 20) { nodes { id round amountUsdCents company { name execMoves(first: 3) { nodes { id role moveType person { name } } } } } } }`;
 
+/** The uncached scenarios' queries by name, for the A/B tools. */
+export const QUERIES: Readonly<Record<'list' | 'wide' | 'walk', string>> = {
+  list: LIST_QUERY,
+  wide: WIDE_QUERY,
+  walk: WALK_QUERY,
+};
+
 /** 20 companies, each with its 3 latest funding events. */
 export const FAN_OUT_QUERY = `{ companies(first: 20) { nodes { id name fundingEvents(first: 3) { nodes { id round amountUsdCents } } } } }`;
 

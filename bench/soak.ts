@@ -20,6 +20,7 @@ import {
   freePort,
   memory,
   servingPid,
+  startSandbox,
   startService,
   stopService,
   waitForHttp,
@@ -60,16 +61,8 @@ const MIX = [
 async function main() {
   const services: Service[] = [];
   try {
-    const sandboxPort = await freePort();
-    const sandbox = startService({
-      name: 'sandbox',
-      script: 'dist/sandbox/main.js',
-      args: ['--port', String(sandboxPort), '--host', '127.0.0.1', '--controls', '--quiet'],
-      port: sandboxPort,
-      cwd: ROOT,
-    });
+    const sandbox = await startSandbox();
     services.push(sandbox);
-    await waitForHttp(sandbox, `${sandbox.url}/__sandbox/counters`, 30_000);
     const gatewayPort = await freePort();
     const inspectorPort = await freePort();
     const gateway = startService({

@@ -6,30 +6,28 @@
  *   npm run build && npx tsx bench/experiments/envelop-floor.ts [blocks=20] [list|wide|walk]
  */
 import { fileURLToPath } from 'node:url';
-import { freePort, startService, stopService, waitForHttp, type Service } from '../processes.js';
+import {
+  freePort,
+  startSandbox,
+  startService,
+  stopService,
+  waitForHttp,
+  type Service,
+} from '../processes.js';
 import { interleaved, medianBlockRatio } from '../interleaved.js';
-import { LIST_QUERY, WALK_QUERY, WIDE_QUERY } from '../scenarios.js';
+import { QUERIES } from '../scenarios.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BLOCKS = Number(process.argv[2] ?? 20);
-const QUERIES: Record<string, string> = { list: LIST_QUERY, wide: WIDE_QUERY, walk: WALK_QUERY };
 const SCENARIO = process.argv[3] ?? 'list';
-const body = JSON.stringify({ query: QUERIES[SCENARIO] });
+const query = QUERIES[SCENARIO as keyof typeof QUERIES];
+if (!query) throw new RangeError(`scenario: one of ${Object.keys(QUERIES).join(', ')}`);
+const body = JSON.stringify({ query });
 
 const services: Service[] = [];
 try {
-  const sandboxPort = await freePort();
-  const sandbox = startService({
-    name: 'sandbox',
-    script: 'dist/sandbox/main.js',
-    args: ['--port', String(sandboxPort), '--host', '127.0.0.1', '--quiet'],
-    port: sandboxPort,
-    cwd: ROOT,
-  });
+  const sandbox = await startSandbox();
   services.push(sandbox);
-  await waitForHttp(sandbox, `${sandbox.url}/v1/companies?limit=1`, 30_000, {
-    'x-api-key': 'demo-key',
-  });
   const floor = async (envelop: boolean) => {
     const port = await freePort();
     const service = startService({
