@@ -31,6 +31,8 @@ import { SUBGRAPH_PATH, useSubgraphRoute } from './plugins/use-subgraph-route.js
 import { useTracing } from './plugins/use-tracing.js';
 import { useVariableErrors } from './plugins/use-variable-errors.js';
 import { KnownAnswers } from './answers/known-answers.js';
+import { corsPolicy, type CorsPolicy } from './http/cors-policy.js';
+import { serveJsonPosts } from './http/serve-json-posts.js';
 import { serveKnownAnswers, type RunListener } from './answers/serve-known-answers.js';
 import type { RequestTracer } from './tracing/request-tracer.js';
 import type { RedisState } from './redis/redis-link.js';
@@ -97,6 +99,15 @@ query LatestFunding {
 /** Where the plain graph is served. */
 export const GRAPHQL_PATH = '/graphql';
 
+/** The CORS rules of every GraphQL endpoint and path (`CORS_ORIGINS`). */
+function corsOf(config: Config): CorsPolicy {
+  return corsPolicy({
+    origins: config.corsOrigins,
+    exposedHeaders: ['X-Request-Id', 'WWW-Authenticate', ...CREDIT_HEADERS, ...QUOTA_HEADERS],
+    maxAgeSeconds: 600,
+  });
+}
+
 /** What one GraphQL endpoint adds to the plugins both share. */
 interface Endpoint {
   schema: GraphQLSchema;
@@ -147,11 +158,7 @@ function graphqlServer(config: Config, deps: AppDeps, endpoint: Endpoint) {
     maskedErrors: { maskError },
     cors: false,
     plugins: [
-      useCors({
-        origins: config.corsOrigins,
-        exposedHeaders: ['X-Request-Id', 'WWW-Authenticate', ...CREDIT_HEADERS, ...QUOTA_HEADERS],
-        maxAgeSeconds: 600,
-      }),
+      useCors(corsOf(config)),
       // /subgraph is a server of its own, with its own admission and reports.
       ...(endpoint.routed ? [useSubgraphRoute(SUBGRAPH_PATH, endpoint.routed)] : []),
       // Before anything that may answer: every response gets its X-Request-Id; the caller and
@@ -241,13 +248,25 @@ export function createApp(config: Config, deps: AppDeps) {
       },
     },
   });
-  const run = app as unknown as RunListener;
+  const shuttingDown = deps.shuttingDown ?? (() => false);
+  // Plain JSON POSTs through Yoga's envelop without its Fetch-API layer; not with traces on, whose
+  // spans are made by Yoga's hooks.
+  const yoga = app as unknown as RunListener;
+  const run: RunListener = deps.tracer
+    ? yoga
+    : serveJsonPosts(app, yoga, {
+        admission: deps.admission,
+        path: GRAPHQL_PATH,
+        cors: corsOf(config),
+        shuttingDown,
+        answers,
+      });
   const listener: RunListener = answers
     ? serveKnownAnswers(run, {
         answers,
         admission: deps.admission,
         path: GRAPHQL_PATH,
-        shuttingDown: deps.shuttingDown ?? (() => false),
+        shuttingDown,
       })
     : run;
   return { app, listener, subgraph: routed ? undefined : subgraph };

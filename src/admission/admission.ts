@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
-import { printSchema, type GraphQLError, type GraphQLSchema } from 'graphql';
+import { printSchema, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
+import type { GraphQLParams } from 'graphql-yoga';
 import type { Authenticate, Caller, HeaderReader } from '../auth/create-authenticator.js';
 import type { Config } from '../config.js';
 import {
@@ -11,12 +12,18 @@ import {
   type BudgetRules,
 } from '../credits/budget-rules.js';
 import type { UpstreamSession } from '../upstream/upstream-session.js';
+import {
+  NOTHING_SPENT,
+  setCreditHeaders,
+  type CreditExtensions,
+} from '../credits/credit-extensions.js';
 import type { QuotaHold } from '../credits/quota-account.js';
 import { QuotaAccount, type QuotaReport, type Quotas } from '../credits/quota-account.js';
 import type { Estimate } from '../estimate/estimate-operation.js';
 import { callerRefusal, expiredRefusal } from './caller-refusal.js';
 import { Documents } from './documents.js';
-import type { OperationReport } from './operation-report.js';
+import type { Booking, DoorContext } from './door-context.js';
+import { codesOf, outcomeOf, type OperationReport } from './operation-report.js';
 import { SubscriptionCounts } from './subscription-counts.js';
 
 type MaybePromise<T> = T | Promise<T>;
@@ -122,6 +129,32 @@ export class Admission {
     return caller.validUntil <= now ? expiredRefusal(caller.validUntil) : null;
   }
 
+  /**
+   * The parameters of a GraphQL request over HTTP, admitted: its caller (the one a door resolved,
+   * or resolved here from `headers`) and the document that runs ({@link documents}; `search`, a
+   * GET's query string). Throws the caller's refusal or the document's. Synchronous where nothing
+   * needs waiting for.
+   */
+  admitParams(
+    door: DoorContext,
+    params: GraphQLParams,
+    headers: HeaderReader,
+    search: URLSearchParams | null,
+  ): MaybePromise<GraphQLParams> {
+    const { booking } = door;
+    if (booking && typeof params.operationName === 'string')
+      booking.operation = params.operationName;
+    if (door.refused) throw door.refused;
+    const proceed = (caller: Caller | GraphQLError) => {
+      if (caller instanceof Error) throw caller;
+      door.caller = caller;
+      return this.documents.resolve(params, search);
+    };
+    if (door.caller) return proceed(door.caller);
+    const caller = this.caller(headers);
+    return caller instanceof Promise ? caller.then(proceed) : proceed(caller);
+  }
+
   /** The quota a caller's operations reserve from, or null when none applies to it. */
   account(caller: Caller | undefined): QuotaAccount | null {
     const { quotas, config } = this.#options;
@@ -189,10 +222,64 @@ export class Admission {
     return hold instanceof Promise ? hold.then(settled) : settled(hold);
   }
 
+  /**
+   * A request's single result as it is answered: one that never reached execution (a syntax or
+   * validation error, a refusal) says it spent nothing. Kept on its booking for its report.
+   */
+  answer(booking: Booking | undefined, result: ExecutionResult): ExecutionResult {
+    let answered = result;
+    if (!(answered.extensions as Partial<CreditExtensions> | undefined)?.credits) {
+      answered = { ...answered, extensions: { ...answered.extensions, ...NOTHING_SPENT } };
+    }
+    if (booking) booking.result = answered;
+    return answered;
+  }
+
+  /**
+   * Books a request answered in one result ({@link answer}) with `status`: its response gets its
+   * `X-Request-Id` and credit headers, and it is reported.
+   */
+  answered(
+    booking: Booking,
+    status: number,
+    headers: { set(name: string, value: string): unknown },
+  ): void {
+    headers.set('x-request-id', booking.requestId);
+    const { result } = booking;
+    if (!result) return;
+    const credits = (result.extensions as CreditExtensions | undefined) ?? NOTHING_SPENT;
+    setCreditHeaders(headers, credits.credits);
+    this.reportBooked(booking, status, booking.credits ?? creditsOnly(credits));
+  }
+
+  /** Reports a booked request, answered with `status`, as having spent `credits`. */
+  reportBooked(booking: Booking, status: number, credits: CreditExtensions): void {
+    const result = booking.result ?? {};
+    this.report({
+      requestId: booking.requestId,
+      endpoint: booking.endpoint,
+      door: booking.door,
+      operation: booking.operation,
+      type: booking.type,
+      status,
+      ms: performance.now() - booking.started,
+      outcome: outcomeOf(result),
+      codes: codesOf(result.errors),
+      credits,
+      traceId: booking.trace?.traceId,
+    });
+  }
+
   /** Books an operation's report: its log line and its metrics. */
   report(report: OperationReport): void {
     this.#options.report?.(report);
   }
+}
+
+/** The credit members of a result's extensions (it may carry others). */
+function creditsOnly(extensions: CreditExtensions): CreditExtensions {
+  const { credits, upstreamRequests, upstreamRetries, stale } = extensions;
+  return { credits, upstreamRequests, upstreamRetries, ...(stale ? { stale } : {}) };
 }
 
 /** A hash of everything that decides whether a request may run: see {@link Admission.version}. */

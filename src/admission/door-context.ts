@@ -72,13 +72,18 @@ export interface DoorContext {
  * Yoga's `onRequest`), with the client's `X-Request-Id` if it is usable.
  */
 export function bookingOf(door: DoorContext, request: Request, endpoint: string): Booking {
-  door.booking ??= {
-    requestId: requestIdOf(request.headers.get('x-request-id')),
+  door.booking ??= newBooking(request.headers.get('x-request-id'), endpoint);
+  return door.booking;
+}
+
+/** A new booking of an HTTP request to `endpoint`, arriving now with `X-Request-Id: requestId`. */
+export function newBooking(requestId: string | null | undefined, endpoint: string): Booking {
+  return {
+    requestId: requestIdOf(requestId),
     started: performance.now(),
     endpoint,
     door: 'http',
     operation: null,
     type: null,
   };
-  return door.booking;
 }

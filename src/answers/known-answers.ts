@@ -34,15 +34,15 @@ const PER_REQUEST_HEADERS = new Set([
 ]);
 
 /**
- * The headers of `response` a repeat of its request is sent with, named in lower case (Yoga's
+ * The response headers a repeat of its request is sent with, named in lower case (Yoga's
  * `Headers` may keep the case they were set in).
  */
-export function keptHeaders(response: Response): [string, string][] {
+export function keptHeaders(headers: Iterable<[string, string]>): [string, string][] {
   const kept: [string, string][] = [];
-  response.headers.forEach((value, name) => {
+  for (const [name, value] of headers) {
     const lower = name.toLowerCase();
     if (!PER_REQUEST_HEADERS.has(lower)) kept.push([lower, value]);
-  });
+  }
   return kept;
 }
 

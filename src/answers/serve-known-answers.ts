@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Admission, KeptAdmission } from '../admission/admission.js';
-import type { DoorContext } from '../admission/door-context.js';
-import { requestIdOf } from '../admission/operation-report.js';
-import type { HeaderReader } from '../auth/create-authenticator.js';
+import { newBooking, type DoorContext } from '../admission/door-context.js';
+import { declaredLength, headerReader, readBody } from '../http/node-request.js';
 import { wantsFresh } from '../context.js';
 import { ESTIMATE_HEADER } from '../credits/budget-rules.js';
 import { keptCredits, setCreditHeaders } from '../credits/credit-extensions.js';
@@ -48,29 +47,8 @@ function mayRepeat(request: IncomingMessage, front: KnownAnswersFront): boolean 
   if (url !== front.path && !url.startsWith(`${front.path}?`)) return false;
   if (headers.upgrade !== undefined || headers[ESTIMATE_HEADER] !== undefined) return false;
   if (method === 'GET') return true;
-  const length = Number(headers['content-length']);
-  return length > 0 && length <= front.admission.maxMessageBytes;
-}
-
-/** Node's request headers read as a Fetch `Headers` is (names in any case), without copying them. */
-function headerReader(headers: IncomingMessage['headers']): HeaderReader {
-  return {
-    get(name) {
-      const value = headers[name.toLowerCase()];
-      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
-    },
-    has: (name) => headers[name.toLowerCase()] !== undefined,
-  };
-}
-
-/** The body of a request whose length is known and bounded. */
-function readBody(request: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-    request.once('error', reject);
-  });
+  const length = declaredLength(request);
+  return length !== null && length > 0 && length <= front.admission.maxMessageBytes;
 }
 
 /**
@@ -178,14 +156,7 @@ export function serveKnownAnswers(next: RunListener, front: KnownAnswersFront): 
   return (request, response) => {
     if (!mayRepeat(request, front)) return next(request, response);
     const door: DoorContext = {
-      booking: {
-        requestId: requestIdOf(request.headers['x-request-id'] as string | undefined),
-        started: performance.now(),
-        endpoint: front.path,
-        door: 'http',
-        operation: null,
-        type: null,
-      },
+      booking: newBooking(request.headers['x-request-id'] as string | undefined, front.path),
     };
     // A body that breaks off, or anything thrown past the run's own handling: the connection is
     // closed, never left hanging, and nothing is left unhandled.

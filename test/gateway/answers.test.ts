@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { captureLog, type LogLine } from '../helpers/capture-log.js';
@@ -351,6 +352,9 @@ describe('repeat views shared through Redis (REDIS_URL: this suite starts its ow
     const b = await gateway({ config: { redisUrl: redis.url }, logger: log.logger });
     const first = await a.gql(ROUNDS, { first: 3 });
     expect(first.extensions!.credits).toMatchObject({ used: 3 });
+    // An answer is written to Redis after its response is sent (behind what the link has
+    // pending): shared with other instances once written.
+    await answerWritten(redis);
     const repeat = await b.gql(ROUNDS, { first: 3 });
     expect(repeat.data).toEqual(first.data);
     expect(repeat.extensions).toMatchObject({
@@ -402,3 +406,16 @@ describe("a kept answer is named by the rules that let it run (the schema and th
     expect(refused.json.errors[0].extensions.code).toBe('MAX_DEPTH_EXCEEDED');
   });
 });
+
+/** Waits until a kept answer is in `redis` (bounded). */
+async function answerWritten(redis: RedisServer): Promise<void> {
+  const client = new Redis(redis.url, { lazyConnect: true });
+  try {
+    await vi.waitFor(
+      async () => expect((await client.scan(0, 'MATCH', '*answer:*'))[1].length).toBeGreaterThan(0),
+      { timeout: 5_000, interval: 20 },
+    );
+  } finally {
+    client.disconnect();
+  }
+}

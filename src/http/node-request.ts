@@ -1,0 +1,29 @@
+import type { IncomingMessage } from 'node:http';
+import type { HeaderReader } from '../auth/create-authenticator.js';
+
+/** Node's request headers read as a Fetch `Headers` is (names in any case), without copying them. */
+export function headerReader(headers: IncomingMessage['headers']): HeaderReader {
+  return {
+    get(name) {
+      const value = headers[name.toLowerCase()];
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    },
+    has: (name) => headers[name.toLowerCase()] !== undefined,
+  };
+}
+
+/** The size a request's `Content-Length` declares, if it is a plain number; else null. */
+export function declaredLength(request: IncomingMessage): number | null {
+  const length = request.headers['content-length'];
+  return length !== undefined && /^\d+$/.test(length) ? Number(length) : null;
+}
+
+/** The body of a request whose length is known and bounded. */
+export function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    request.once('error', reject);
+  });
+}
