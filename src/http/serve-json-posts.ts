@@ -114,6 +114,7 @@ function plainParams(params: GraphQLParams): params is GraphQLParams & { query: 
   return true;
 }
 
+/** True for a JSON object (not an array). */
 function isObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -158,6 +159,8 @@ export function serveJsonPosts(
 
   async function run(request: IncomingMessage, response: ServerResponse, door: LaneContext) {
     const headers = headerReader(request.headers);
+    // Not null: the lane took the request for it (`mayTake`).
+    const accept = acceptedJsonType(request.headers.accept)!;
     const { admission } = lane;
     let params: GraphQLParams;
     try {
@@ -193,7 +196,7 @@ export function serveJsonPosts(
       if (operation?.operation === 'subscription') return toYoga(request, response, door);
       result = await execute(door, params, enveloped, document);
     }
-    send(response, door, result, request.headers.origin);
+    send(response, door, result, accept, request.headers.origin);
   }
 
   async function execute(
@@ -227,6 +230,7 @@ export function serveJsonPosts(
     response: ServerResponse,
     door: LaneContext,
     executed: ExecutionResult,
+    accept: string,
     origin: string | undefined,
   ): void {
     const { admission, cors, answers } = lane;
@@ -234,12 +238,7 @@ export function serveJsonPosts(
     const whole = !(Symbol.asyncIterator in executed);
     const result = whole ? admission.answer(door.booking, executed) : executed;
     if (whole) noteAnswer(door, result);
-    const accept = acceptedJsonType(door.request?.headers.get('accept') ?? undefined);
-    const answer = processRegularResult(
-      result,
-      CAPTURE,
-      accept ?? 'application/json',
-    ) as unknown as Answer;
+    const answer = processRegularResult(result, CAPTURE, accept) as unknown as Answer;
     const headers = new Map<string, string>();
     for (const [name, value] of Object.entries(answer.headers)) {
       headers.set(name.toLowerCase(), value);

@@ -48,12 +48,26 @@ export function stdoutDestination(): DestinationStream {
   if (!isFIFO && !isSocket) return pino.destination({ dest: 1, sync: true });
   const socket = new Socket({ fd: 1, readable: false, writable: true });
   socket.on('error', () => {});
+  // The lines of one turn of the event loop leave in one write(2): under load many operations
+  // end in the same turn, and a write per line cost more than the line itself.
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    socket.uncork();
+  };
   return {
     write(line: string) {
-      if (!socket.destroyed && socket.writableLength < STDOUT_BUFFER_BYTES) socket.write(line);
+      if (socket.destroyed || socket.writableLength >= STDOUT_BUFFER_BYTES) return;
+      if (!corked) {
+        corked = true;
+        socket.cork();
+        setImmediate(uncork);
+      }
+      socket.write(line);
     },
     // Called by `logger.flush(callback)` at shutdown.
     flush(callback: (error?: Error) => void) {
+      if (corked) uncork();
       if (socket.writableLength === 0 || socket.destroyed) callback();
       else socket.once('drain', () => callback());
     },
