@@ -24,6 +24,9 @@ export const REDACTED_PATHS = [
   'err.apiKey',
 ];
 
+/** How long a line may wait for the others of its moment, to leave with them in one write. */
+const LINES_HELD_MS = 10;
+
 /** Lines waiting for a slow stdout reader, at most; past it, new lines are dropped. */
 const STDOUT_BUFFER_BYTES = 16 * 1024 * 1024;
 
@@ -48,26 +51,26 @@ export function stdoutDestination(): DestinationStream {
   if (!isFIFO && !isSocket) return pino.destination({ dest: 1, sync: true });
   const socket = new Socket({ fd: 1, readable: false, writable: true });
   socket.on('error', () => {});
-  // The lines of one turn of the event loop leave in one write(2): under load many operations
-  // end in the same turn, and a write per line cost more than the line itself.
-  let corked = false;
-  const uncork = () => {
-    corked = false;
+  // The lines of up to LINES_HELD_MS leave in one write(2): a write per line cost the gateway
+  // more than the line itself (BENCHMARKS.md, issue 39).
+  let held: NodeJS.Timeout | undefined;
+  const release = () => {
+    clearTimeout(held);
+    held = undefined;
     socket.uncork();
   };
   return {
     write(line: string) {
       if (socket.destroyed || socket.writableLength >= STDOUT_BUFFER_BYTES) return;
-      if (!corked) {
-        corked = true;
+      if (held === undefined) {
         socket.cork();
-        setImmediate(uncork);
+        held = setTimeout(release, LINES_HELD_MS);
       }
       socket.write(line);
     },
     // Called by `logger.flush(callback)` at shutdown.
     flush(callback: (error?: Error) => void) {
-      if (corked) uncork();
+      if (held !== undefined) release();
       if (socket.writableLength === 0 || socket.destroyed) callback();
       else socket.once('drain', () => callback());
     },
