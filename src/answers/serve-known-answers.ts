@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Admission, KeptAdmission } from '../admission/admission.js';
 import { newBooking, type DoorContext } from '../admission/door-context.js';
-import { declaredLength, headerReader, readBody } from '../http/node-request.js';
+import { declaredLength, headerReader, withBody } from '../http/node-request.js';
 import { wantsFresh } from '../context.js';
 import { ESTIMATE_HEADER } from '../credits/budget-rules.js';
 import { keptCredits, setCreditHeaders } from '../credits/credit-extensions.js';
@@ -158,18 +158,9 @@ export function serveKnownAnswers(next: RunListener, front: KnownAnswersFront): 
     const door: DoorContext = {
       booking: newBooking(request.headers['x-request-id'] as string | undefined, front.path),
     };
-    // A body that breaks off, or anything thrown past the run's own handling: the connection is
-    // closed, never left hanging, and nothing is left unhandled.
-    const fail = () => response.destroy();
-    if (request.method === 'GET') {
-      answer(request, response, door).catch(fail);
-      return;
-    }
-    readBody(request)
-      .then((body) => {
-        door.body = body;
-        return answer(request, response, door);
-      })
-      .catch(fail);
+    withBody(request, response, request.method !== 'GET', (body) => {
+      if (body) door.body = body;
+      return answer(request, response, door);
+    });
   };
 }

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HeaderReader } from '../auth/create-authenticator.js';
 
 /** Node's request headers read as a Fetch `Headers` is (names in any case), without copying them. */
@@ -26,4 +26,19 @@ export function readBody(request: IncomingMessage): Promise<Buffer> {
     request.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
     request.once('error', reject);
   });
+}
+
+/**
+ * Runs `run` with the request's body (`null` when `read` is false: a GET, or a body a door
+ * already read). A body that breaks off, or anything thrown past the run's own handling, closes
+ * the connection: never left hanging, and nothing left unhandled.
+ */
+export function withBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+  read: boolean,
+  run: (body: Buffer | null) => Promise<unknown>,
+): void {
+  const fail = () => response.destroy();
+  (read ? readBody(request).then(run) : run(null)).catch(fail);
 }

@@ -16,7 +16,7 @@ import type { RunListener } from '../answers/serve-known-answers.js';
 import { maskError } from '../errors.js';
 import type { CorsPolicy } from './cors-policy.js';
 import { isJsonType, parseJsonParams } from './json-params.js';
-import { declaredLength, headerReader, readBody } from './node-request.js';
+import { declaredLength, headerReader, withBody } from './node-request.js';
 import { PRIVATE_CACHE_CONTROL, varyByCaller } from './private-answers.js';
 
 /** The two media types of a whole JSON answer, in Yoga's order of preference. */
@@ -266,18 +266,9 @@ export function serveJsonPosts(
     const door: LaneContext = given ?? {
       booking: newBooking(request.headers['x-request-id'] as string | undefined, lane.path),
     };
-    // A body that breaks off, or anything thrown past the run's own handling: the connection is
-    // closed, never left hanging, and nothing is left unhandled.
-    const fail = () => response.destroy();
-    if (door.body) {
-      run(request, response, door).catch(fail);
-      return;
-    }
-    readBody(request)
-      .then((body) => {
-        door.body = body;
-        return run(request, response, door);
-      })
-      .catch(fail);
+    withBody(request, response, !door.body, (body) => {
+      if (body) door.body = body;
+      return run(request, response, door);
+    });
   };
 }
