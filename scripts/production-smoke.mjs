@@ -89,6 +89,10 @@ try {
   check(body.extensions?.credits?.used === 3, 'and reports 3 credits used');
   const metrics = await (await fetch(`${origin}/metrics`)).text();
   check(/^gateway_operations_total\{.*\} 1$/m.test(metrics), '/metrics counts the operation');
+  // Lines reach stdout a moment after the response (held up to 10 ms to leave together).
+  for (let waited = 0; waited < 2_000 && !/"msg":"operation"/.test(output); waited += 20) {
+    await sleep(20);
+  }
   check(/"msg":"operation"/.test(output), 'the operation was logged as a JSON line');
   check(
     !/demo-key"/.test(output.replace(/demo key \(public, local only\): demo-key/, '')),
