@@ -1,18 +1,18 @@
 // Allocation per request of the gateway, by module and by function: the pressure its garbage
 // collector works against (issue 13). The sandbox and the gateway (`<dist>/main.js`, page cache off,
 // with `--inspect`) run as processes; after a warm-up of 1,500 requests, V8's sampling heap profiler
-// records every allocation, the objects already collected included, over N requests of the
-// 20-record list (every field) at concurrency 8. Less noisy than CPU time on a shared machine:
-// two runs of one build agree within 1%.
+// records every allocation, the objects already collected included, over N requests of one of
+// bench/scenarios.ts's QUERIES (the 20-record list, every field, by default) at concurrency 8.
+// Less noisy than CPU time on a shared machine: two runs of one build agree within 1%.
 //
-//   npm run bench:alloc -- [N=2000] [dist=dist]
+//   npm run bench:alloc -- [N=2000] [dist=dist] [list|wide|walk]
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request, WebSocket } from 'undici';
-import { LIST_QUERY } from './scenarios.js';
+import { QUERIES } from './scenarios.js';
 
 /** A node of V8's sampling heap profile. */
 interface Node {
@@ -25,7 +25,9 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const N = Number(process.argv[2] ?? 2000);
 const DIST = process.argv[3] ?? 'dist';
 const [SANDBOX, GATEWAY, INSPECTOR] = [4711, 4712, 4713];
-const body = JSON.stringify({ query: LIST_QUERY });
+const SCENARIO = (process.argv[4] ?? 'list') as keyof typeof QUERIES;
+if (!QUERIES[SCENARIO]) throw new RangeError(`scenario: one of ${Object.keys(QUERIES).join(', ')}`);
+const body = JSON.stringify({ query: QUERIES[SCENARIO] });
 
 const sandbox = spawn(
   process.execPath,
@@ -135,7 +137,7 @@ try {
   };
   walk(profile.head);
   const kb = (bytes: number) => `${(bytes / N / 1024).toFixed(1).padStart(7)} KB`;
-  console.log(`allocated per request (20-record list, ${N} requests): ${kb(total).trim()}`);
+  console.log(`allocated per request (${SCENARIO}, ${N} requests): ${kb(total).trim()}`);
   const top = (map: Map<string, number>, count: number) =>
     [...map]
       .sort((a, b) => b[1] - a[1])

@@ -3,7 +3,6 @@ import { loadConfig } from './config.js';
 import { exitAfterShutdown } from './exit-after-shutdown.js';
 import { createLogger } from './logging/create-logger.js';
 import { runCluster, WORKER_ENV } from './run-cluster.js';
-import { startSandbox } from './sandbox/index.js';
 import { serveGateway } from './serve-gateway.js';
 
 /**
@@ -28,8 +27,10 @@ async function main() {
   }
 
   let upstreamUrl = config.upstreamUrl;
-  let sandbox: Awaited<ReturnType<typeof startSandbox>> | undefined;
+  let sandbox: Awaited<ReturnType<typeof import('./sandbox/index.js').startSandbox>> | undefined;
   if (!upstreamUrl) {
+    // Loaded only here: a gateway with its own upstream never holds the sandbox's code and data.
+    const { startSandbox } = await import('./sandbox/index.js');
     const trickleMs = config.sandboxTrickleSeconds * 1000;
     sandbox = await startSandbox({
       port: config.sandboxPort,

@@ -1,6 +1,9 @@
 /** The request headers that select whose answer this is, or what it may spend. */
 const CALLER_HEADERS = ['X-API-Key', 'Authorization', 'X-Credit-Budget', 'X-Credit-Estimate'];
 
+/** The `Vary` of an answer that had none (most): made once. */
+const CALLER_VARY = CALLER_HEADERS.join(', ');
+
 /** Every answer's `Cache-Control`: see {@link varyByCaller}. */
 export const PRIVATE_CACHE_CONTROL = 'private, no-store';
 
@@ -12,6 +15,7 @@ export const PRIVATE_CACHE_CONTROL = 'private, no-store';
  * made cheap by the gateway's own page cache and kept answers, which are keyed by the caller.
  */
 export function varyByCaller(vary: string | null | undefined): string {
+  if (!vary) return CALLER_VARY;
   const present = new Set(
     (vary ?? '')
       .split(',')

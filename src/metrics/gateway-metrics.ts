@@ -5,6 +5,7 @@ import type { OperationReport } from '../admission/operation-report.js';
 import type { BreakerState } from '../upstream/circuit-breaker.js';
 import type { Exchange, UpstreamObserver } from '../upstream/upstream-observer.js';
 import { BoundedNames } from './bounded-names.js';
+import { TallyCounter, TallyHistogram } from './tallies.js';
 import type { DeliveryEvents } from '../alerts/attempt-delivery.js';
 
 /** Distinct operation names kept as label values; later ones are `other`. */
@@ -47,8 +48,8 @@ export class GatewayMetrics {
   readonly live: LiveEvents;
   readonly #operationNames = new BoundedNames(MAX_OPERATION_NAMES);
   readonly #codes = new BoundedNames(MAX_ERROR_CODES, 'NONE');
-  readonly #operations: Counter<'operation' | 'outcome'>;
-  readonly #operationSeconds: Histogram<'operation' | 'outcome'>;
+  readonly #operations: TallyCounter;
+  readonly #operationSeconds: TallyHistogram;
   readonly #errors: Counter<'code'>;
   readonly #rejections: Counter<'reason'>;
   readonly #answered: Counter;
@@ -77,19 +78,20 @@ export class GatewayMetrics {
     if (options.processMetrics) collectDefaultMetrics({ register: registry });
     const registers = [registry];
 
-    this.#operations = new Counter({
-      name: 'gateway_operations_total',
-      help: 'GraphQL operations by name and outcome (ok: no errors; partial: errors, and data in a root field; error: errors and no data)',
-      labelNames: ['operation', 'outcome'],
+    // The metrics counted at every operation and every upstream exchange are tallies.
+    this.#operations = new TallyCounter(
+      'gateway_operations_total',
+      'GraphQL operations by name and outcome (ok: no errors; partial: errors, and data in a root field; error: errors and no data)',
+      ['operation', 'outcome'],
       registers,
-    });
-    this.#operationSeconds = new Histogram({
-      name: 'gateway_operation_duration_seconds',
-      help: 'Time from a GraphQL request to its response, by operation name and outcome',
-      labelNames: ['operation', 'outcome'],
-      buckets: OPERATION_BUCKETS,
+    );
+    this.#operationSeconds = new TallyHistogram(
+      'gateway_operation_duration_seconds',
+      'Time from a GraphQL request to its response, by operation name and outcome',
+      ['operation', 'outcome'],
+      OPERATION_BUCKETS,
       registers,
-    });
+    );
     this.#errors = new Counter({
       name: 'gateway_operation_errors_total',
       help: 'Operations answered with an error of each extensions.code (an operation counts once per code)',
@@ -137,25 +139,25 @@ export class GatewayMetrics {
       attempted: (outcome) => attempts.inc({ outcome }),
       delivered: (latencyMs) => delivery.observe(latencyMs / 1000),
     };
-    const requests = new Counter({
-      name: 'gateway_upstream_requests_total',
-      help: 'HTTP requests sent to the service, by endpoint and status class (or timeout, network, malformed, aborted)',
-      labelNames: ['endpoint', 'status'],
+    const requests = new TallyCounter(
+      'gateway_upstream_requests_total',
+      'HTTP requests sent to the service, by endpoint and status class (or timeout, network, malformed, aborted)',
+      ['endpoint', 'status'],
       registers,
-    });
-    const requestSeconds = new Histogram({
-      name: 'gateway_upstream_request_duration_seconds',
-      help: 'Time of a request to the service, from sending it to the end of its body, by endpoint',
-      labelNames: ['endpoint'],
-      buckets: UPSTREAM_BUCKETS,
+    );
+    const requestSeconds = new TallyHistogram(
+      'gateway_upstream_request_duration_seconds',
+      'Time of a request to the service, from sending it to the end of its body, by endpoint',
+      ['endpoint'],
+      UPSTREAM_BUCKETS,
       registers,
-    });
-    const creditsUsed = new Counter({
-      name: 'gateway_credits_used_total',
-      help: 'Credits the service charged, by endpoint',
-      labelNames: ['endpoint'],
+    );
+    const creditsUsed = new TallyCounter(
+      'gateway_credits_used_total',
+      'Credits the service charged, by endpoint',
+      ['endpoint'],
       registers,
-    });
+    );
     const creditsSaved = new Counter({
       name: 'gateway_credits_saved_total',
       help: 'Credits the pages served without a request would have cost, by endpoint and source (cache, joined, stale)',
@@ -300,10 +302,9 @@ export class GatewayMetrics {
 
     this.upstream = {
       exchange(exchange) {
-        requests.inc({ endpoint: exchange.endpoint, status: statusClass(exchange) });
-        requestSeconds.observe({ endpoint: exchange.endpoint }, exchange.seconds);
-        if (exchange.credits > 0)
-          creditsUsed.inc({ endpoint: exchange.endpoint }, exchange.credits);
+        requests.inc(1, exchange.endpoint, statusClass(exchange));
+        requestSeconds.observe(exchange.seconds, exchange.endpoint);
+        if (exchange.credits > 0) creditsUsed.inc(exchange.credits, exchange.endpoint);
       },
       served(endpoint, credits, source) {
         if (source === 'cache') cacheLookups.inc({ result: 'hit' });
@@ -333,13 +334,11 @@ export class GatewayMetrics {
 
   /** Counts one GraphQL operation, from its report. */
   operation(report: OperationReport): void {
-    const labels = {
-      operation: this.#operationNames.label(report.operation),
-      outcome: report.outcome,
-    };
-    this.#operations.inc(labels);
+    const operation = this.#operationNames.label(report.operation);
+    this.#operations.inc(1, operation, report.outcome);
     // A subscription lasts as long as its client stays: not a request's duration.
-    if (report.type !== 'subscription') this.#operationSeconds.observe(labels, report.ms / 1000);
+    if (report.type !== 'subscription')
+      this.#operationSeconds.observe(report.ms / 1000, operation, report.outcome);
     if (report.answered) {
       this.#answered.inc();
       this.#answeredCredits.inc(report.credits.credits.saved);
