@@ -206,8 +206,9 @@ function graphqlServer(config: Config, deps: AppDeps, endpoint: Endpoint) {
 }
 
 /**
- * The GraphQL server as fetch handlers: `app.fetch(request)` in tests, and `listener` (the app
- * behind the kept answers of repeat views, `src/answers/`) for `createServer` in main.ts. Nothing
+ * The GraphQL server as fetch handlers: `app.fetch(request)` in tests, and `listener` for
+ * `createServer` in main.ts: the kept answers of repeat views (`src/answers/`), then the JSON lane
+ * (`src/http/serve-json-posts.ts`), then the app, each handing on what it does not serve. Nothing
  * listens here. `app` serves POST and GET on /graphql with GraphiQL (bundled, no CDN) and the
  * health endpoints, and the same graph as an Apollo Federation subgraph on /subgraph
  * (`SUBGRAPH=on`); with `SUBGRAPH_PORT` the subgraph is `subgraph`, served apart.

@@ -119,16 +119,23 @@ function isObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** True for a request the lane takes: a JSON POST of the endpoint, sized, answered in JSON. */
-function mayTake(request: IncomingMessage, door: DoorContext | undefined, lane: JsonLane): boolean {
+/**
+ * The JSON type to answer a request the lane takes (a JSON POST of the endpoint, sized, answered
+ * in JSON) in; null for a request it leaves to Yoga.
+ */
+function answerType(
+  request: IncomingMessage,
+  door: DoorContext | undefined,
+  lane: JsonLane,
+): string | null {
   const { method, url, headers } = request;
-  if (method !== 'POST' || url !== lane.path || lane.shuttingDown()) return false;
-  if (door?.refused || headers.upgrade !== undefined) return false;
-  if (!isJsonType(headers['content-type'])) return false;
-  if (acceptedJsonType(headers.accept) === null) return false;
-  if (door?.body) return true;
+  if (method !== 'POST' || url !== lane.path || lane.shuttingDown()) return null;
+  if (door?.refused || headers.upgrade !== undefined) return null;
+  if (!isJsonType(headers['content-type'])) return null;
+  const accept = acceptedJsonType(headers.accept);
+  if (accept === null || door?.body) return accept;
   const length = declaredLength(request);
-  return length !== null && length > 0 && length <= lane.admission.maxMessageBytes;
+  return length !== null && length > 0 && length <= lane.admission.maxMessageBytes ? accept : null;
 }
 
 /**
@@ -157,10 +164,13 @@ export function serveJsonPosts(
     return next(request, response, { caller, refused, body, answerSlot, booking });
   };
 
-  async function run(request: IncomingMessage, response: ServerResponse, door: LaneContext) {
+  async function run(
+    request: IncomingMessage,
+    response: ServerResponse,
+    door: LaneContext,
+    accept: string,
+  ) {
     const headers = headerReader(request.headers);
-    // Not null: the lane took the request for it (`mayTake`).
-    const accept = acceptedJsonType(request.headers.accept)!;
     const { admission } = lane;
     let params: GraphQLParams;
     try {
@@ -262,13 +272,14 @@ export function serveJsonPosts(
   }
 
   return (request, response, given) => {
-    if (!mayTake(request, given, lane)) return next(request, response, given);
+    const accept = answerType(request, given, lane);
+    if (accept === null) return next(request, response, given);
     const door: LaneContext = given ?? {
       booking: newBooking(request.headers['x-request-id'] as string | undefined, lane.path),
     };
     withBody(request, response, !door.body, (body) => {
       if (body) door.body = body;
-      return run(request, response, door);
+      return run(request, response, door, accept);
     });
   };
 }
