@@ -3,6 +3,7 @@ import { loadConfig } from './config.js';
 import { exitAfterShutdown } from './exit-after-shutdown.js';
 import { createLogger } from './logging/create-logger.js';
 import { runCluster, WORKER_ENV } from './run-cluster.js';
+import type { startSandbox } from './sandbox/index.js';
 import { serveGateway } from './serve-gateway.js';
 
 /**
@@ -27,12 +28,12 @@ async function main() {
   }
 
   let upstreamUrl = config.upstreamUrl;
-  let sandbox: Awaited<ReturnType<typeof import('./sandbox/index.js').startSandbox>> | undefined;
+  let sandbox: Awaited<ReturnType<typeof startSandbox>> | undefined;
   if (!upstreamUrl) {
     // Loaded only here: a gateway with its own upstream never holds the sandbox's code and data.
-    const { startSandbox } = await import('./sandbox/index.js');
+    const { startSandbox: start } = await import('./sandbox/index.js');
     const trickleMs = config.sandboxTrickleSeconds * 1000;
-    sandbox = await startSandbox({
+    sandbox = await start({
       port: config.sandboxPort,
       quiet: true,
       trickle: trickleMs > 0 ? { everyMs: trickleMs } : undefined,
