@@ -47,12 +47,17 @@ export class InspectorMemory {
 
   async settled(): Promise<SettledMemory> {
     await this.send('HeapProfiler.collectGarbage');
+    const usage = (await this.evaluate('process.memoryUsage()')) as NodeJS.MemoryUsage;
+    return { rssMb: usage.rss / 2 ** 20, heapUsedMb: usage.heapUsed / 2 ** 20 };
+  }
+
+  /** The value of `expression` in the process, passed through JSON. */
+  async evaluate(expression: string): Promise<unknown> {
     const evaluated = (await this.send('Runtime.evaluate', {
-      expression: 'JSON.stringify(process.memoryUsage())',
+      expression: `JSON.stringify(${expression})`,
       returnByValue: true,
     })) as { result: { value: string } };
-    const usage = JSON.parse(evaluated.result.value) as NodeJS.MemoryUsage;
-    return { rssMb: usage.rss / 2 ** 20, heapUsedMb: usage.heapUsed / 2 ** 20 };
+    return JSON.parse(evaluated.result.value);
   }
 
   close(): void {

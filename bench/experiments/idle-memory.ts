@@ -12,7 +12,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { WebSocket } from 'undici';
 import {
   freePort,
   servingPid,
@@ -22,46 +21,13 @@ import {
   waitForHttp,
   type Service,
 } from '../processes.js';
+import { InspectorMemory } from '../inspector-memory.js';
 import { LIST_QUERY } from '../scenarios.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const WAIT_MS = Number(process.argv[2] ?? 25_000);
 const DIST = process.argv[3] ?? 'dist';
 const MB = 2 ** 20;
-
-/** One expression evaluated in a process through its inspector, its value returned as JSON. */
-async function evaluate(port: number, expressions: string[]): Promise<unknown[]> {
-  const [target] = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as {
-    webSocketDebuggerUrl: string;
-  }[];
-  const socket = new WebSocket(target!.webSocketDebuggerUrl);
-  await new Promise((resolve) => socket.addEventListener('open', resolve, { once: true }));
-  let id = 0;
-  const pending = new Map<number, (result: unknown) => void>();
-  socket.addEventListener('message', (event) => {
-    const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown };
-    if (message.id !== undefined) pending.get(message.id)?.(message.result);
-  });
-  const send = (method: string, params: object = {}) =>
-    new Promise<unknown>((resolve) => {
-      pending.set(++id, resolve);
-      socket.send(JSON.stringify({ id, method, params }));
-    });
-  const results: unknown[] = [];
-  for (const expression of expressions) {
-    if (expression === 'gc') {
-      await send('HeapProfiler.collectGarbage');
-      continue;
-    }
-    const { result } = (await send('Runtime.evaluate', {
-      expression: `JSON.stringify(${expression})`,
-      returnByValue: true,
-    })) as { result: { value: string } };
-    results.push(JSON.parse(result.value));
-  }
-  socket.close();
-  return results;
-}
 
 /** Resident kB by mapping (file name, or `[anon]`), from /proc/<pid>/smaps. */
 function residentByMapping(pid: number): Map<string, number> {
@@ -121,10 +87,10 @@ try {
     const mappings = residentByMapping(pid);
     const rss = [...mappings.values()].reduce((sum, kb) => sum + kb, 0) / 1024;
     const anon = ((mappings.get('[anon]') ?? 0) + (mappings.get('[heap]') ?? 0)) / 1024;
-    const [spaces, after] = (await evaluate(inspector, [HEAP, 'gc', 'process.memoryUsage()'])) as [
-      [string, number, number][],
-      NodeJS.MemoryUsage,
-    ];
+    const inspected = await InspectorMemory.connect(inspector);
+    const spaces = (await inspected.evaluate(HEAP)) as [string, number, number][];
+    const after = await inspected.settled();
+    inspected.close();
     const top = [...mappings]
       .sort((a, b) => b[1] - a[1])
       .slice(0, 5)
@@ -133,7 +99,7 @@ try {
       `${service.name} after one query and ${WAIT_MS / 1000} s: RSS ${rss.toFixed(1)} MB ` +
         `(anonymous ${anon.toFixed(1)}, file-backed ${(rss - anon).toFixed(1)}); most: ${top.join(', ')}\n` +
         `  V8 spaces, MB size/used: ${spaces.map(([name, size, used]) => `${name} ${(size / MB).toFixed(1)}/${(used / MB).toFixed(1)}`).join(', ')}\n` +
-        `  after a full collection: RSS ${(after.rss / MB).toFixed(1)} MB, heap used ${(after.heapUsed / MB).toFixed(1)} MB`,
+        `  after a full collection: RSS ${after.rssMb.toFixed(1)} MB, heap used ${after.heapUsedMb.toFixed(1)} MB`,
     );
   }
 } finally {

@@ -17,7 +17,7 @@ export const PRIVATE_CACHE_CONTROL = 'private, no-store';
 export function varyByCaller(vary: string | null | undefined): string {
   if (!vary) return CALLER_VARY;
   const present = new Set(
-    (vary ?? '')
+    vary
       .split(',')
       .map((name) => name.trim().toLowerCase())
       .filter(Boolean),
