@@ -7,6 +7,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY scripts/bundle-main.mjs ./scripts/
 RUN npm run build
 
 FROM node:20-bookworm-slim

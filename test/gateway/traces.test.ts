@@ -304,15 +304,17 @@ describe('what is loaded', () => {
     untraced.child.kill('SIGTERM');
     expect(await untraced.exited).toEqual([0, null]);
     const loaded = readFileSync(file, 'utf8');
-    // The recorder saw the gateway's own modules: it works.
-    expect(loaded).toContain('dist/create-gateway.js');
+    // The recorder saw the gateway's bundle and the chunk it loads on demand: it works.
+    expect(loaded).toContain('dist/main.js');
+    expect(loaded).toMatch(/dist\/chunks\/sandbox-\w+\.js/);
     for (const module of [
       '@opentelemetry/sdk-trace',
       '@opentelemetry/exporter-trace-otlp',
       '@opentelemetry/otlp-exporter-base',
       '@opentelemetry/resources',
-      'dist/tracing/start-tracing.js',
-      'dist/tracing/otel-request-tracer.js',
+      // The gateway's tracing code: its chunk in the bundle (start-tracing-<hash>.js).
+      'start-tracing',
+      'otel-request-tracer',
     ]) {
       expect(loaded).not.toContain(module);
     }
