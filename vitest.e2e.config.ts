@@ -11,7 +11,8 @@ export default defineConfig({
     ...base.test,
     include: ['test/e2e/**/*.e2e.test.ts'],
     exclude: configDefaults.exclude,
-    globalSetup: [],
+    // dist/ built as `npm start` builds it: the GraphiQL suite runs `node dist/main.js`.
+    globalSetup: ['test/setup/build-dist.ts'],
     testTimeout: 60_000,
   },
 });

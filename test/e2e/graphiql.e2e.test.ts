@@ -2,7 +2,13 @@ import { fileURLToPath } from 'node:url';
 import { type Browser, type Locator, type Page, type Request } from 'playwright-core';
 import { launchChromium } from '../helpers/launch-chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../helpers/start-stack.js';
+import { BUILT_IN_KEYS } from '../../src/sandbox/workspaces.js';
+import {
+  freePort,
+  killGatewayProcesses,
+  startGatewayProcess,
+  type GatewayProcess,
+} from '../helpers/start-process.js';
 
 const SCREENSHOT = fileURLToPath(new URL('./__screenshots__/graphiql.png', import.meta.url));
 
@@ -20,8 +26,12 @@ async function editorText(editor: Locator): Promise<string> {
 
 const UNTIL = { timeout: 15_000, interval: 100 };
 
+/**
+ * GraphiQL as a new user meets it: `node dist/main.js` (what `npm start` runs: the bundle, whose
+ * GraphiQL page is a chunk it loads on demand) with no settings, so on its own sandbox.
+ */
 describe('GraphiQL in a browser', () => {
-  let stack: Stack | undefined;
+  let gateway: GatewayProcess | undefined;
   let browser: Browser | undefined;
   let page: Page;
   let origin: string;
@@ -30,8 +40,8 @@ describe('GraphiQL in a browser', () => {
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    stack = await startStack();
-    origin = new URL(stack.url).origin;
+    gateway = await startGatewayProcess({ SANDBOX_PORT: String(await freePort()) }, { dist: true });
+    origin = gateway.origin;
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
 
@@ -50,7 +60,7 @@ describe('GraphiQL in a browser', () => {
 
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
-    const response = await page.goto(stack.url);
+    const response = await page.goto(gateway.url);
     expect(await response?.request().headerValue('accept')).toContain('text/html');
     expect(response?.status()).toBe(200);
     expect(response?.headers()['content-type']).toMatch(/^text\/html/);
@@ -59,7 +69,9 @@ describe('GraphiQL in a browser', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await stack?.close();
+    gateway?.child.kill('SIGTERM');
+    await gateway?.exited;
+    killGatewayProcesses();
   });
 
   it('opens with the example query, the demo key and the budget in the headers editor', async () => {
@@ -72,7 +84,7 @@ describe('GraphiQL in a browser', () => {
     const headersEditor = page.locator('section.graphiql-editor-tool[aria-label="Headers"]');
     await expect
       .poll(() => editorText(headersEditor), UNTIL)
-      .toContain(`"X-API-Key":"${stack!.sandbox.keys.demo}"`);
+      .toContain(`"X-API-Key":"${BUILT_IN_KEYS.demo.key}"`);
     expect(await editorText(headersEditor)).toContain('"X-Credit-Budget":"1000"');
   });
 
@@ -86,7 +98,7 @@ describe('GraphiQL in a browser', () => {
 
     const response = await answered;
     expect(response.status()).toBe(200);
-    expect(await response.request().headerValue('x-api-key')).toBe(stack!.sandbox.keys.demo);
+    expect(await response.request().headerValue('x-api-key')).toBe(BUILT_IN_KEYS.demo.key);
     const body = await response.json();
     expect(body.errors).toBeUndefined();
     expect(body.data.fundingEvents.edges.length).toBeGreaterThan(0);
