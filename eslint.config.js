@@ -37,6 +37,22 @@ export default tseslint.config(
     },
   },
   {
+    // An object literal's getter is defined anew on each object, and V8's young-generation
+    // collector then keeps what the getter's scope holds (a connection's records) until the next
+    // full collection: a class's getter, on its prototype, does not (BENCHMARKS.md, issue 39).
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "ObjectExpression > Property[kind='get']",
+          message:
+            'No getters in object literals: V8 keeps their scope past a young collection. Use a class with the getter on its prototype.',
+        },
+      ],
+    },
+  },
+  {
     // Tests read untyped JSON responses; typing every one would only restate the schema.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -198,6 +198,7 @@ export class RedisLeases {
         this.#wake?.();
         await this.#beat([share]);
       },
+      // eslint-disable-next-line no-restricted-syntax -- one object per poller, made when it starts
       get leads() {
         return share.held || !link.up || unsure();
       },

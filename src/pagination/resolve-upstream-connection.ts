@@ -39,14 +39,35 @@ class Edge<T> {
   }
 }
 
+/**
+ * A connection's page info, its cursors encoded only if the client asks for them. A class, with
+ * the cursors as getters of its prototype: an object literal with getters would define them anew
+ * on each connection, with closures over the resolver's scope, and V8's young-generation
+ * collector then kept each connection's records until the next full collection (BENCHMARKS.md,
+ * issue 39's fourth day).
+ */
+class PageInfo<T> {
+  readonly hasPreviousPage = false;
+
+  constructor(
+    readonly hasNextPage: boolean,
+    private readonly edges: readonly Edge<T>[],
+    /** Where the connection stopped short with no edge: the position it started from. */
+    private readonly stoppedAt: string | null,
+  ) {}
+
+  get startCursor(): string | null {
+    return this.edges[0]?.cursor ?? null;
+  }
+
+  get endCursor(): string | null {
+    return this.edges.at(-1)?.cursor ?? this.stoppedAt;
+  }
+}
+
 export interface UpstreamConnection<T> {
   edges: Edge<T>[];
-  pageInfo: {
-    hasNextPage: boolean;
-    hasPreviousPage: boolean;
-    startCursor: string | null;
-    endCursor: string | null;
-  };
+  pageInfo: PageInfo<T>;
 }
 
 /**
@@ -145,17 +166,5 @@ export async function resolveUpstreamConnection<E extends EndpointName>(
     if (nextCursor === null || data.length === 0) break;
     cursor = nextCursor;
   }
-  return {
-    edges,
-    pageInfo: {
-      hasNextPage,
-      hasPreviousPage: false,
-      get startCursor() {
-        return edges[0]?.cursor ?? null;
-      },
-      get endCursor() {
-        return edges.at(-1)?.cursor ?? stoppedAt;
-      },
-    },
-  };
+  return { edges, pageInfo: new PageInfo(hasNextPage, edges, stoppedAt) };
 }

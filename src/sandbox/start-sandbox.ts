@@ -203,6 +203,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       rateLimited: BUILT_IN_KEYS.rateLimited.key,
       blocked: BUILT_IN_KEYS.blocked.key,
     },
+    // eslint-disable-next-line no-restricted-syntax -- one object per sandbox, made at start
     get data() {
       return feed.data;
     },
