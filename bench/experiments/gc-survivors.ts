@@ -9,7 +9,8 @@
  *
  *   npm run build && npx tsx bench/experiments/gc-survivors.ts [list|wide|walk] [requests=2000] [dist=dist]
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { load } from '../interleaved.js';
@@ -72,6 +73,9 @@ function summarize(collections: Collection[], requests: number): string[] {
   );
 }
 
+const TMP = join(ROOT, '.bench-tmp');
+mkdirSync(TMP, { recursive: true });
+
 const services: Service[] = [];
 try {
   const sandbox = await startSandbox();
@@ -88,7 +92,7 @@ try {
   ];
   for (const side of sides) {
     const port = await freePort();
-    const out = `${ROOT}.bench-tmp/gc-survivors-${port}.json`;
+    const out = join(TMP, `gc-survivors-${port}.json`);
     const service = startService({
       name: side.name,
       script: side.script,
@@ -111,6 +115,7 @@ try {
     await load(service.url, body, headers, REQUESTS, CONCURRENCY);
     await stopService(service, 10_000);
     const { statistics } = JSON.parse(readFileSync(out, 'utf8')) as { statistics: Collection[] };
+    rmSync(out);
     console.log(`${side.name}, ${SCENARIO} × ${REQUESTS} at c=${CONCURRENCY}:`);
     for (const line of summarize(statistics, REQUESTS)) console.log(line);
   }
