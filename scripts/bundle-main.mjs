@@ -15,11 +15,19 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * Left to Node at run time: a native addon (better-sqlite3), and packages that find files beside
+ * Left to Node at run time: a native addon (better-sqlite3), SQLite's WebAssembly build (which
+ * reads its .wasm beside itself), and packages that find files beside
  * their own at run time (pino's worker transports, BullMQ's scripts and its native msgpack, and
  * ioredis and OpenTelemetry's exporters, loaded only when their setting is on).
  */
-const EXTERNAL = ['better-sqlite3', 'bullmq', 'ioredis', 'pino', '@opentelemetry/*'];
+const EXTERNAL = [
+  'better-sqlite3',
+  'node-sqlite3-wasm',
+  'bullmq',
+  'ioredis',
+  'pino',
+  '@opentelemetry/*',
+];
 
 const BANNER =
   "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";

@@ -81,6 +81,11 @@ export async function createAlerts(
   const store = link
     ? new RedisAlertStore(link, seal, prefix)
     : new SqliteAlertStore(join(config.alertsDataDir, 'alerts.sqlite'), seal);
+  if (store instanceof SqliteAlertStore && store.binding === 'node-sqlite3-wasm') {
+    logger.info(
+      'alerts: SQLite through its WebAssembly build (node-sqlite3-wasm), as neither better-sqlite3 nor node:sqlite loads on this Node: a rollback journal, one holder of the file at a time',
+    );
+  }
   const allowPrivate = privateTargetsAllowed(config);
   let app: App | undefined;
   const sender = createWebhookSender({

@@ -1,57 +1,67 @@
 import { createRequire } from 'node:module';
-
-/** A prepared statement, as both bindings offer it. */
-export interface Statement {
-  run(...params: unknown[]): { changes: number | bigint };
-  get(...params: unknown[]): unknown;
-  all(...params: unknown[]): unknown[];
-}
-
-/** The part of a SQLite binding the alerts use. */
-export interface SqliteDatabase {
-  exec(sql: string): void;
-  prepare(sql: string): Statement;
-  close(): void;
-}
+import type { SqliteDatabase } from './sqlite-database.js';
+import { openWasmSqlite } from './wasm-sqlite.js';
 
 const load = createRequire(import.meta.url);
 
 /**
- * Neither binding loads: `better-sqlite3` (an optional dependency: it did not install where no
- * prebuilt binary fits and no compiler is at hand) and this Node has no `node:sqlite` (Node 20).
+ * No binding loads: not `better-sqlite3` (an optional dependency: it did not install where no
+ * prebuilt binary fits and no compiler is at hand), not `node:sqlite` (Node 22.13 and later),
+ * and not `node-sqlite3-wasm` (a dependency, all JavaScript and WebAssembly: only a broken
+ * install lacks it).
  */
 export class NoSqlite extends Error {
   override readonly name = 'NoSqlite';
   constructor(cause: string) {
     super(
-      `alerts need SQLite, and neither better-sqlite3 (${cause.split('\n')[0]}) nor node:sqlite (Node 22.13 and later) loads: run Node 22 or later, install better-sqlite3's build tools, set REDIS_URL, or ALERTS=off`,
+      `alerts need SQLite, and none of better-sqlite3, node:sqlite (Node 22.13 and later) and node-sqlite3-wasm loads (${cause.split('\n')[0]}): reinstall the dependencies, set REDIS_URL, or ALERTS=off`,
     );
   }
 }
 
+/** An open database, and the binding that opened it (for the log). */
+export interface OpenedSqlite {
+  database: SqliteDatabase;
+  binding: 'better-sqlite3' | 'node:sqlite' | 'node-sqlite3-wasm';
+}
+
 /**
- * Opens the SQLite file at `path` (created if missing) with `better-sqlite3` (12.x, built for the
- * Node it was installed with); on a Node it was not built for (a native module's ABI is the
- * installing Node's), with Node's own `node:sqlite` (Node 22.13 and later) instead: the same
- * file, the same statements. Write-ahead logging, and every write is synced before it returns
+ * Opens the SQLite file at `path` (created if missing) with the first binding that loads, each
+ * on the same file with the same statements:
+ *
+ * 1. `better-sqlite3` (12.x, built for the Node it was installed with: a native module's ABI is
+ *    the installing Node's);
+ * 2. Node's own `node:sqlite` (Node 22.13 and later);
+ * 3. `node-sqlite3-wasm` ({@link openWasmSqlite}), which needs nothing but the registry: Node 20
+ *    on a machine with no compiler, where no prebuilt `better-sqlite3` could be fetched.
+ *
+ * Write-ahead logging where the binding has it, and every write is synced before it returns
  * (`synchronous=FULL`), so what a statement wrote survives a crash of the process.
  */
-export function openSqlite(path: string): SqliteDatabase {
-  let database: SqliteDatabase;
+export function openSqlite(path: string): OpenedSqlite {
+  let opened: OpenedSqlite;
   try {
     const Database = load('better-sqlite3') as new (file: string) => SqliteDatabase;
-    database = new Database(path);
+    opened = { database: new Database(path), binding: 'better-sqlite3' };
   } catch (bindingError) {
-    let builtIn: { DatabaseSync: new (file: string) => SqliteDatabase };
+    let builtIn: { DatabaseSync: new (file: string) => SqliteDatabase } | undefined;
     try {
       builtIn = load('node:sqlite') as typeof builtIn;
     } catch {
-      throw new NoSqlite((bindingError as Error).message);
+      // Node 20: the WebAssembly build below.
     }
-    database = new builtIn.DatabaseSync(path);
+    if (builtIn) opened = { database: new builtIn.DatabaseSync(path), binding: 'node:sqlite' };
+    else {
+      try {
+        opened = { database: openWasmSqlite(path), binding: 'node-sqlite3-wasm' };
+      } catch (wasmError) {
+        if ((wasmError as { code?: string }).code !== 'MODULE_NOT_FOUND') throw wasmError;
+        throw new NoSqlite((bindingError as Error).message);
+      }
+    }
   }
-  database.exec(
+  opened.database.exec(
     'PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;',
   );
-  return database;
+  return opened;
 }

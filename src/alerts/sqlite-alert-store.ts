@@ -8,7 +8,8 @@ import {
   type Page,
   pageCursor,
 } from './alert-store.js';
-import { openSqlite, type SqliteDatabase } from './open-sqlite.js';
+import { openSqlite, type OpenedSqlite } from './open-sqlite.js';
+import type { SqliteDatabase } from './sqlite-database.js';
 import type { Seal } from './seal.js';
 
 const SCHEMA = `
@@ -139,10 +140,12 @@ function afterOf(after: string | null): [number, string] {
 export class SqliteAlertStore implements AlertStore {
   readonly #db: SqliteDatabase;
   readonly #seal: Seal;
+  /** The SQLite binding that opened the file (`openSqlite`). */
+  readonly binding: OpenedSqlite['binding'];
 
   constructor(path: string, seal: Seal) {
     mkdirSync(dirname(path), { recursive: true });
-    this.#db = openSqlite(path);
+    ({ database: this.#db, binding: this.binding } = openSqlite(path));
     this.#db.exec(SCHEMA);
     this.#seal = seal;
   }

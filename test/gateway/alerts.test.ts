@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseCreditQuota } from '../../src/credits/quota/credit-quota.js';
@@ -522,7 +523,22 @@ describe('alerts that fail, and alerts that wait', () => {
   });
 });
 
-describe('alerts in processes', () => {
+/** Node 20 where better-sqlite3 could not be installed: SQLite's WebAssembly build. */
+const WASM_SQLITE = {
+  NODE_OPTIONS: `--require ${fileURLToPath(new URL('../helpers/without-native-sqlite.cjs', import.meta.url))}`,
+};
+
+describe.each([
+  ['the SQLite binding this Node loads', {}],
+  ["SQLite's WebAssembly build (no better-sqlite3, no node:sqlite)", WASM_SQLITE],
+] as const)('alerts in processes, %s', (_binding, bindingEnv) => {
+  /** The log names the WebAssembly build when, and only when, it is the one in use. */
+  function expectBinding(output: string) {
+    expect(output.includes('SQLite through its WebAssembly build')).toBe(
+      bindingEnv === WASM_SQLITE,
+    );
+  }
+
   it('WORKERS=2 without Redis: each alert runs in one worker, each record delivered once', async () => {
     const first = Date.now();
     const gateway = await startGatewayProcess({
@@ -530,6 +546,7 @@ describe('alerts in processes', () => {
       WORKERS: '2',
       ALERT_PRIVATE_TARGETS: 'on',
       POLL_INTERVAL_SECONDS: '1',
+      ...bindingEnv,
     });
     try {
       const made = await fetch(gateway.url, {
@@ -566,6 +583,7 @@ describe('alerts in processes', () => {
         .filter((e) => e.at >= before)
         .reduce((sum, e) => sum + e.records, 0);
       expect(charged).toBe(3);
+      expectBinding(gateway.output());
     } finally {
       gateway.child.kill('SIGKILL');
       await gateway.exited;
@@ -580,6 +598,7 @@ describe('alerts in processes', () => {
       ALERT_PRIVATE_TARGETS: 'on',
       POLL_INTERVAL_SECONDS: '1',
       ALERT_RETRY_BASE_MS: '200',
+      ...bindingEnv,
     };
     const first = await startGatewayProcess(env);
     const made = await fetch(first.url, {
@@ -623,6 +642,7 @@ describe('alerts in processes', () => {
       );
       expect(triedBefore.size).toBe(5);
       for (const id of triedBefore) expect(receiver.acknowledged()).toContain(id);
+      expectBinding(second.output());
     } finally {
       second.child.kill('SIGKILL');
       await second.exited;
