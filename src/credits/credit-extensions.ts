@@ -199,10 +199,24 @@ export function creditLogFields(extensions: CreditExtensions): Record<string, nu
     upstreamRequests: extensions.upstreamRequests,
     upstreamRetries: extensions.upstreamRetries,
   };
-  for (const [name, value] of Object.entries(extensions.credits)) {
+  const credits = extensions.credits as unknown as Record<string, unknown>;
+  for (const name in credits) {
+    const value = credits[name];
     if (typeof value !== 'number' && !(value === null && name === 'estimate')) continue;
-    fields[`credits${name[0]!.toUpperCase()}${name.slice(1)}`] = value;
+    fields[logFieldName(name)] = value;
   }
   if (extensions.stale?.length) fields['stale'] = extensions.stale.length;
   return fields;
+}
+
+/** `credits<Name>` by figure name (the fixed names of `CreditFigures`), each made once. */
+const LOG_FIELD_NAMES = new Map<string, string>();
+
+function logFieldName(name: string): string {
+  let field = LOG_FIELD_NAMES.get(name);
+  if (field === undefined) {
+    field = `credits${name[0]!.toUpperCase()}${name.slice(1)}`;
+    LOG_FIELD_NAMES.set(name, field);
+  }
+  return field;
 }

@@ -1,6 +1,7 @@
 import { fstatSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { isoTime } from './iso-time.js';
 
 export type { Logger } from 'pino';
 
@@ -89,7 +90,7 @@ export function createLogger(
     {
       level,
       base: { pid: process.pid },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTime,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       formatters: { level: (label) => ({ level: label }) },
     },

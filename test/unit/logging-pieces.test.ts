@@ -1,6 +1,33 @@
 import { describe, expect, it } from 'vitest';
+import { isoTime } from '../../src/logging/iso-time.js';
 import { BoundedNames } from '../../src/metrics/bounded-names.js';
 import { captureLog } from '../helpers/capture-log.js';
+
+describe('isoTime', () => {
+  it("writes pino's isoTime field, within a second and across seconds, days and years", () => {
+    const times = [
+      Date.UTC(2026, 10, 23, 14, 22, 29, 543),
+      Date.UTC(2026, 10, 23, 14, 22, 29, 7),
+      Date.UTC(2026, 10, 23, 14, 22, 29, 40),
+      Date.UTC(2026, 10, 23, 14, 22, 30, 0),
+      Date.UTC(2026, 10, 23, 14, 22, 29, 999),
+      Date.UTC(2026, 11, 31, 23, 59, 59, 999),
+      Date.UTC(2027, 0, 1, 0, 0, 0, 1),
+    ];
+    for (const now of times) {
+      expect(isoTime(now)).toBe(`,"time":"${new Date(now).toISOString()}"`);
+    }
+  });
+
+  it("is the line's time (pino calls it with no argument)", () => {
+    const log = captureLog('info');
+    const before = Date.now();
+    log.logger.info('now');
+    const time = Date.parse(String(log.lines[0]?.['time']));
+    expect(time).toBeGreaterThanOrEqual(before);
+    expect(time).toBeLessThanOrEqual(Date.now());
+  });
+});
 
 describe('createLogger', () => {
   it('censors keys wherever a mistake would put them', () => {
