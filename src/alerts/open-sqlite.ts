@@ -53,11 +53,11 @@ export function openSqlite(path: string): OpenedSqlite {
     if (builtIn) opened = { database: new builtIn.DatabaseSync(path), binding: 'node:sqlite' };
     else {
       try {
-        opened = { database: openWasmSqlite(path), binding: 'node-sqlite3-wasm' };
-      } catch (wasmError) {
-        if ((wasmError as { code?: string }).code !== 'MODULE_NOT_FOUND') throw wasmError;
+        load.resolve('node-sqlite3-wasm');
+      } catch {
         throw new NoSqlite((bindingError as Error).message);
       }
+      opened = { database: openWasmSqlite(path), binding: 'node-sqlite3-wasm' };
     }
   }
   opened.database.exec(
