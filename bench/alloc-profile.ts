@@ -4,8 +4,11 @@
 // records every allocation, the objects already collected included, over N requests of one of
 // bench/scenarios.ts's QUERIES (the 20-record list, every field, by default) at concurrency 8.
 // Less noisy than CPU time on a shared machine: two runs of one build agree within 1%.
+// CONCURRENCY=n loads at n instead; YOGA_FLOOR=1 profiles bench/yoga-floor-server.mjs in the
+// gateway's place; SURVIVORS=1 leaves out what scavenges collected, so that what
+// is left is what lived through one: what a scavenge copies.
 //
-//   npm run bench:alloc -- [N=2000] [dist=dist] [list|wide|walk]
+//   [CONCURRENCY=8] [YOGA_FLOOR=1] [SURVIVORS=1] npm run bench:alloc -- [N=2000] [dist=dist] [list|wide|walk]
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,6 +31,9 @@ const [SANDBOX, GATEWAY, INSPECTOR] = [4711, 4712, 4713];
 const SCENARIO = (process.argv[4] ?? 'list') as keyof typeof QUERIES;
 if (!QUERIES[SCENARIO]) throw new RangeError(`scenario: one of ${Object.keys(QUERIES).join(', ')}`);
 const body = JSON.stringify({ query: QUERIES[SCENARIO] });
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8);
+const SURVIVORS = process.env.SURVIVORS === '1';
+const SCRIPT = process.env.YOGA_FLOOR === '1' ? 'bench/yoga-floor-server.mjs' : `${DIST}/main.js`;
 
 const sandbox = spawn(
   process.execPath,
@@ -37,7 +43,7 @@ const sandbox = spawn(
     stdio: 'ignore',
   },
 );
-const gateway = spawn(process.execPath, [`--inspect=127.0.0.1:${INSPECTOR}`, `${DIST}/main.js`], {
+const gateway = spawn(process.execPath, [`--inspect=127.0.0.1:${INSPECTOR}`, SCRIPT], {
   cwd: ROOT,
   stdio: 'ignore',
   env: {
@@ -56,7 +62,7 @@ try {
       await fetch(`http://127.0.0.1:${SANDBOX}/v1/companies?limit=1`, {
         headers: { 'x-api-key': 'demo-key' },
       });
-      await fetch(`http://127.0.0.1:${GATEWAY}/healthz`);
+      await fetch(`http://127.0.0.1:${GATEWAY}/health`);
       break;
     } catch {
       await sleep(200);
@@ -92,14 +98,14 @@ try {
         await response.body.text();
       }
     };
-    await Promise.all(Array.from({ length: 8 }, worker));
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   };
   await load(1500);
   await send('HeapProfiler.enable');
   await send('HeapProfiler.startSampling', {
     samplingInterval: 4096,
     includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
+    includeObjectsCollectedByMinorGC: !SURVIVORS,
   });
   await load(N);
   const { profile } = (await send('HeapProfiler.stopSampling')) as { profile: { head: Node } };
@@ -137,7 +143,9 @@ try {
   };
   walk(profile.head);
   const kb = (bytes: number) => `${(bytes / N / 1024).toFixed(1).padStart(7)} KB`;
-  console.log(`allocated per request (${SCENARIO}, ${N} requests): ${kb(total).trim()}`);
+  console.log(
+    `${SURVIVORS ? 'surviving a scavenge' : 'allocated'} per request (${SCRIPT}, ${SCENARIO}, ${N} requests, c=${CONCURRENCY}): ${kb(total).trim()}`,
+  );
   const top = (map: Map<string, number>, count: number) =>
     [...map]
       .sort((a, b) => b[1] - a[1])

@@ -45,6 +45,7 @@ tables and writes BENCHMARKS.md (keeping its notes section).
   --profile            profile the gateway (--cpu-prof) under the list scenario (or the one
                        scenario --only names) and print the top 25 functions by self time;
                        writes no report
+  --profile-yoga-floor with --profile: profile the Yoga floor instead, under the same load
   --only <ids>         comma-separated scenarios (${SCENARIOS.map((s) => s.id).join(', ')}); writes no report
   --connections <n>    saturating concurrency (default 32)
   --before <dist>      also run list and wide through an earlier build (its dist/ directory, e.g.
@@ -61,6 +62,8 @@ const START_TIMEOUT_MS = 30_000;
 interface Options {
   quick: boolean;
   profile: boolean;
+  /** With `profile`: the Yoga floor is profiled instead of the gateway. */
+  profileYogaFloor: boolean;
   only: Set<ScenarioId> | null;
   connections: number;
   write: boolean;
@@ -75,6 +78,7 @@ function parseOptions(argv: string[]): Options | null {
     options: {
       quick: { type: 'boolean' },
       profile: { type: 'boolean' },
+      'profile-yoga-floor': { type: 'boolean' },
       only: { type: 'string' },
       connections: { type: 'string' },
       before: { type: 'string' },
@@ -98,6 +102,7 @@ function parseOptions(argv: string[]): Options | null {
   return {
     quick: values.quick ?? false,
     profile: values.profile ?? false,
+    profileYogaFloor: values['profile-yoga-floor'] ?? false,
     only,
     connections,
     write: !values['no-write'] && only === null && !values.profile,
@@ -167,12 +172,17 @@ async function startGateway(
  * A floor: bench/floor-server.mjs (the least a Node server between the load and the sandbox does)
  * or bench/yoga-floor-server.mjs (the same under a bare Yoga).
  */
-async function startFloor(upstreamUrl: string, side: 'floor' | 'yoga-floor'): Promise<Service> {
+async function startFloor(
+  upstreamUrl: string,
+  side: 'floor' | 'yoga-floor',
+  nodeFlags: string[] = [],
+): Promise<Service> {
   const port = await freePort();
   const floor = startService({
     name: side,
     script: `bench/${side}-server.mjs`,
     env: { UPSTREAM_URL: upstreamUrl, PORT: String(port), HOST: '127.0.0.1' },
+    nodeFlags,
     port,
     cwd: ROOT,
   });
@@ -470,10 +480,11 @@ async function profile(options: Options, services: Service[]): Promise<number> {
   services.push(sandbox);
   const id = options.only?.size === 1 ? [...options.only][0] : 'list';
   const scenario = SCENARIOS.find((s) => s.id === id) as Scenario;
-  const gateway = await startGateway(sandbox.url, {
-    cached: scenario.cached,
-    nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
-  });
+  const nodeFlags = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+  // The Yoga floor stands where the gateway would: the same load, the same summary.
+  const gateway = options.profileYogaFloor
+    ? await startFloor(sandbox.url, 'yoga-floor', nodeFlags)
+    : await startGateway(sandbox.url, { cached: scenario.cached, nodeFlags });
   services.push(gateway);
   const stack = stackOf(sandbox, gateway);
   const target = loadTarget(stack, scenario, 'gateway');
@@ -488,7 +499,7 @@ async function profile(options: Options, services: Service[]): Promise<number> {
   await stopService(gateway, 10_000);
   const windowMs = performance.now() - runStart;
   console.log(
-    `${scenario.id} via gateway (profiled), c=${options.connections}: ${load.requestsPerSecond.toFixed(0)} req/s, ` +
+    `${scenario.id} via ${options.profileYogaFloor ? 'the Yoga floor' : 'gateway'} (profiled), c=${options.connections}: ${load.requestsPerSecond.toFixed(0)} req/s, ` +
       `p50 ${load.p50Ms.toFixed(2)} ms, CPU ${(cpuMs / load.responses).toFixed(3)} ms/req, ${load.failures} failed\n`,
   );
   const file = mainThreadProfile(dir, stack.gatewayPid);

@@ -6,7 +6,7 @@
  * drifts (this one's moved by a fifth between two runs of the same build) a ratio of runs apart
  * moves with it; here the drift falls on both alike.
  *
- *   npm run build && npx tsx bench/experiments/gateway-vs-yoga-floor.ts [blocks=20] [list,wide,walk]
+ *   npm run build && [CONCURRENCY=8] npx tsx bench/experiments/gateway-vs-yoga-floor.ts [blocks=20] [list,wide,walk]
  */
 import { fileURLToPath } from 'node:url';
 import {
@@ -24,6 +24,8 @@ import { QUERIES } from '../scenarios.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BLOCKS = Number(process.argv[2] ?? 20);
 const SCENARIOS = (process.argv[3] ?? 'list,wide,walk').split(',') as (keyof typeof QUERIES)[];
+/** Requests in flight on each side (`CONCURRENCY`); the full bench's two are 1 and 32. */
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8);
 for (const scenario of SCENARIOS) {
   if (!QUERIES[scenario])
     throw new RangeError(`scenario: one of ${Object.keys(QUERIES).join(', ')}`);
@@ -58,11 +60,15 @@ try {
   };
   for (const scenario of SCENARIOS) {
     const body = JSON.stringify({ query: QUERIES[scenario] });
-    for (const side of Object.values(sides)) await load(side.url, body, headers, 600, 8);
-    const result = await interleaved(sides, body, { blocks: BLOCKS, block: 200, concurrency: 8 });
+    for (const side of Object.values(sides)) await load(side.url, body, headers, 600, CONCURRENCY);
+    const result = await interleaved(sides, body, {
+      blocks: BLOCKS,
+      block: 200,
+      concurrency: CONCURRENCY,
+    });
     const { floor: a, gateway: b } = result;
     console.log(
-      `${scenario}, ${BLOCKS} blocks of 200 each, c=8: Yoga floor ${a.cpuMs.toFixed(3)} ms/req, ` +
+      `${scenario}, ${BLOCKS} blocks of 200 each, c=${CONCURRENCY}: Yoga floor ${a.cpuMs.toFixed(3)} ms/req, ` +
         `gateway ${b.cpuMs.toFixed(3)} ms/req, gateway ÷ Yoga floor ${(b.cpuMs / a.cpuMs).toFixed(3)}, ` +
         `median of the block ratios ${medianBlockRatio(a, b).toFixed(3)}, ` +
         `whole run ${(b.spanCpuMs / a.spanCpuMs).toFixed(3)}`,

@@ -7,7 +7,7 @@
  * survived a scavenge, bytes promoted to the old generation. A scavenge's cost is what survives
  * it; what is allocated sets how often one runs. Used for issue 39's walk.
  *
- *   npm run build && npx tsx bench/experiments/gc-survivors.ts [list|wide|walk] [requests=2000] [dist=dist]
+ *   npm run build && [CONCURRENCY=8] npx tsx bench/experiments/gc-survivors.ts [list|wide|walk] [requests=2000] [dist=dist]
  */
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,7 +29,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SCENARIO = (process.argv[2] ?? 'walk') as keyof typeof QUERIES;
 const REQUESTS = Number(process.argv[3] ?? 2000);
 const DIST = process.argv[4] ?? 'dist';
-const CONCURRENCY = 8;
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8);
 const WARM_UP = 1500;
 if (!QUERIES[SCENARIO]) throw new RangeError(`scenario: one of ${Object.keys(QUERIES).join(', ')}`);
 
