@@ -51,7 +51,7 @@ const [ENV, NEW_ENV] = [settingsIn('ENV'), settingsIn('NEW_ENV')];
 const NO_CACHE: Record<string, string> = process.env['NO_CACHE']
   ? { 'cache-control': 'no-cache' }
   : {};
-const CONCURRENCY = 8;
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8);
 const query = QUERIES[SCENARIO as keyof typeof QUERIES];
 if (!query) throw new RangeError(`scenario: one of ${Object.keys(QUERIES).join(', ')}`);
 const body = JSON.stringify({ query });

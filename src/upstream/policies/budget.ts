@@ -1,5 +1,5 @@
 import { CreditLedger } from '../../credits/credit-ledger.js';
-import type { UpstreamPolicy } from '../upstream-call.js';
+import { requestWith, type UpstreamPolicy } from '../upstream-call.js';
 import { UpstreamError } from '../upstream-error.js';
 
 /**
@@ -24,7 +24,7 @@ export function budget(): UpstreamPolicy {
     }
     const ledger = new CreditLedger(request.ledger);
     try {
-      return await next({ ...request, limit, ledger });
+      return await next(requestWith(request, { limit, ledger }));
     } finally {
       // What the service may have charged for timed-out attempts counts too.
       budget.settle(limit, ledger.used + ledger.uncertain);

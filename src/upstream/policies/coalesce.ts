@@ -1,6 +1,11 @@
 import { creditsOf } from '../../credits/credit-ledger.js';
 import { pageKey } from '../page-cache/page-key.js';
-import type { UpstreamPage, UpstreamPolicy, UpstreamRequest } from '../upstream-call.js';
+import {
+  requestWith,
+  type UpstreamPage,
+  type UpstreamPolicy,
+  type UpstreamRequest,
+} from '../upstream-call.js';
 import { unavailable } from '../upstream-error.js';
 import type { UpstreamObserver } from '../upstream-observer.js';
 
@@ -31,7 +36,7 @@ export function coalesce(flights: Flights, events?: CoalesceEvents): UpstreamPol
     function start(key: string, request: UpstreamRequest): Flight {
       const controller = new AbortController();
       const flight: Flight = {
-        promise: next({ ...request, signal: controller.signal }),
+        promise: next(requestWith(request, { signal: controller.signal })),
         controller,
         waiters: 0,
         settled: false,

@@ -1,5 +1,5 @@
 import type { OperationDeadline } from '../operation-deadline.js';
-import type { UpstreamPolicy } from '../upstream-call.js';
+import { requestWith, type UpstreamPolicy } from '../upstream-call.js';
 
 /**
  * The operation's deadline (`OPERATION_TIMEOUT_MS`) and the client's going away: the call gets
@@ -11,7 +11,7 @@ export function deadline(operation: OperationDeadline): UpstreamPolicy {
   return (next) => async (request) => {
     const signal = operation.signal();
     try {
-      return await next({ ...request, signal, deadline: operation.at });
+      return await next(requestWith(request, { signal, deadline: operation.at }));
     } catch (error) {
       throw operation.passed() ?? error;
     }

@@ -1,4 +1,4 @@
-import type { UpstreamPolicy, UpstreamRequest } from '../upstream-call.js';
+import { requestWith, type UpstreamPolicy, type UpstreamRequest } from '../upstream-call.js';
 import type { UpstreamTrace } from '../upstream-trace.js';
 import { answered, failed } from './observe.js';
 
@@ -19,7 +19,7 @@ export function trace(operation: UpstreamTrace): UpstreamPolicy {
     const span = operation.send({ endpoint, limit: request.limit, resendCount });
     const started = performance.now();
     try {
-      const page = await next({ ...request, traceHeaders: span.headers });
+      const page = await next(requestWith(request, { traceHeaders: span.headers }));
       span.end(answered(endpoint, page, (performance.now() - started) / 1000));
       return page;
     } catch (error) {
