@@ -6,7 +6,7 @@ import { requestWith, type UpstreamRequest } from '../../src/upstream/upstream-c
 /** A request with every field set, the optional ones included. */
 function fullRequest(): UpstreamRequest {
   return {
-    endpoint: 'exec-moves',
+    endpoint: 'execMoves',
     filterQuery: 'companyId=c1',
     cursor: 'cursor-1',
     limit: 20,

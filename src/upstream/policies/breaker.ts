@@ -10,24 +10,32 @@ import { UpstreamError } from '../upstream-error.js';
  * transport, inside the retries, so that it sees every attempt. Events: the circuit's (`breaker`).
  */
 export function breaker(circuit: CircuitBreaker): UpstreamPolicy {
-  return (next) => async (request) => {
-    const probe = circuit.admit();
+  return (next) => (request) => {
+    let probe: boolean;
     try {
-      const page = await next(request);
-      circuit.succeeded();
-      return page;
-    } catch (error) {
-      // A call its client aborted tells nothing of the service.
-      const aborted =
-        request.signal?.aborted || (error instanceof UpstreamError && error.failure === 'aborted');
-      if (!aborted) {
-        if (isServiceFailure(error)) circuit.failed();
-        else circuit.succeeded();
-      }
-      throw error;
-    } finally {
-      if (probe) circuit.probed();
+      probe = circuit.admit();
+    } catch (refusal) {
+      return Promise.reject(refusal as Error);
     }
+    return next(request).then(
+      (page) => {
+        circuit.succeeded();
+        if (probe) circuit.probed();
+        return page;
+      },
+      (error: unknown) => {
+        // A call its client aborted tells nothing of the service.
+        const aborted =
+          request.signal?.aborted ||
+          (error instanceof UpstreamError && error.failure === 'aborted');
+        if (!aborted) {
+          if (isServiceFailure(error)) circuit.failed();
+          else circuit.succeeded();
+        }
+        if (probe) circuit.probed();
+        throw error;
+      },
+    );
   };
 }
 

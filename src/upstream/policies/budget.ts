@@ -1,5 +1,12 @@
 import { CreditLedger } from '../../credits/credit-ledger.js';
-import { requestWith, type UpstreamPolicy } from '../upstream-call.js';
+import type { CreditBudget } from '../../credits/credit-budget.js';
+import {
+  requestWith,
+  type UpstreamCall,
+  type UpstreamPage,
+  type UpstreamPolicy,
+  type UpstreamRequest,
+} from '../upstream-call.js';
 import { UpstreamError } from '../upstream-error.js';
 
 /**
@@ -11,23 +18,40 @@ import { UpstreamError } from '../upstream-error.js';
  * operation's); without one, nothing is limited.
  */
 export function budget(): UpstreamPolicy {
-  return (next) => async (request) => {
+  return (next) => (request) => {
     const { budget } = request;
     if (!budget) return next(request);
-    if (budget.backed) await budget.ensure(request.limit);
-    const limit = budget.reserve(request.limit, request.skip);
-    if (limit === 0) {
-      throw new UpstreamError(
+    if (budget.backed) return budget.ensure(request.limit).then(() => spend(next, request, budget));
+    return spend(next, request, budget);
+  };
+}
+
+/** Reserves the page's credits in `budget`, sends it, and settles to what it cost. */
+function spend(
+  next: UpstreamCall,
+  request: UpstreamRequest,
+  budget: CreditBudget,
+): Promise<UpstreamPage> {
+  const limit = budget.reserve(request.limit, request.skip);
+  if (limit === 0) {
+    return Promise.reject(
+      new UpstreamError(
         `Not fetched: this operation has spent its credit budget (${budget.limit}). A list returns the records it has, with "hasNextPage" and "endCursor" to resume from; a lookup fails. A larger X-Credit-Budget lets the operation go further.`,
         { code: 'CREDIT_BUDGET_EXHAUSTED', failure: 'budget' },
-      );
-    }
-    const ledger = new CreditLedger(request.ledger);
-    try {
-      return await next(requestWith(request, { limit, ledger }));
-    } finally {
-      // What the service may have charged for timed-out attempts counts too.
-      budget.settle(limit, ledger.used + ledger.uncertain);
-    }
-  };
+      ),
+    );
+  }
+  const ledger = new CreditLedger(request.ledger);
+  // What the service may have charged for timed-out attempts counts too.
+  const settle = () => budget.settle(limit, ledger.used + ledger.uncertain);
+  return next(requestWith(request, { limit, ledger })).then(
+    (page) => {
+      settle();
+      return page;
+    },
+    (error: unknown) => {
+      settle();
+      throw error;
+    },
+  );
 }

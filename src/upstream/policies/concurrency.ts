@@ -1,5 +1,5 @@
 import type { Semaphore } from '../semaphore.js';
-import type { UpstreamPolicy } from '../upstream-call.js';
+import type { UpstreamPage, UpstreamPolicy, UpstreamRequest } from '../upstream-call.js';
 import { unavailable } from '../upstream-error.js';
 
 /**
@@ -8,14 +8,25 @@ import { unavailable } from '../upstream-error.js';
  * went away, or the deadline passed) is not sent.
  */
 export function concurrency(slots: Semaphore): UpstreamPolicy {
-  return (next) => async (request) => {
-    const queued = slots.acquire();
-    if (queued) await queued;
-    try {
-      if (request.signal?.aborted) throw unavailable('aborted', 'the client went away');
-      return await next(request);
-    } finally {
-      slots.release();
-    }
+  const released = (page: UpstreamPage) => {
+    slots.release();
+    return page;
+  };
+  const releasedAfter = (error: unknown) => {
+    slots.release();
+    throw error;
+  };
+  return (next) => {
+    const send = (request: UpstreamRequest) => {
+      if (request.signal?.aborted) {
+        slots.release();
+        return Promise.reject(unavailable('aborted', 'the client went away'));
+      }
+      return next(request).then(released, releasedAfter);
+    };
+    return (request) => {
+      const queued = slots.acquire();
+      return queued ? queued.then(() => send(request)) : send(request);
+    };
   };
 }

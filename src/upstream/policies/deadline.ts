@@ -8,12 +8,11 @@ import { requestWith, type UpstreamPolicy } from '../upstream-call.js';
  * deadline has passed fails OPERATION_TIMEOUT. The first call starts the deadline.
  */
 export function deadline(operation: OperationDeadline): UpstreamPolicy {
-  return (next) => async (request) => {
+  const failed = (error: unknown) => {
+    throw operation.passed() ?? error;
+  };
+  return (next) => (request) => {
     const signal = operation.signal();
-    try {
-      return await next(requestWith(request, { signal, deadline: operation.at }));
-    } catch (error) {
-      throw operation.passed() ?? error;
-    }
+    return next(requestWith(request, { signal, deadline: operation.at })).catch(failed);
   };
 }

@@ -12,19 +12,21 @@ const MAY_HAVE_CHARGED: ReadonlySet<UpstreamFailure> = new Set(['timeout', 'abor
  * limit (`uncertain`).
  */
 export function ledger(): UpstreamPolicy {
-  return (next) => async (request) => {
+  return (next) => (request) => {
     request.ledger.sent();
-    try {
-      const page = await next(request);
-      request.ledger.charged(page.envelope);
-      return page;
-    } catch (error) {
-      // Sent, and not answered in time or given up (the client went away, the operation's
-      // deadline passed): the service may have answered, and charged, after.
-      if (error instanceof UpstreamError && MAY_HAVE_CHARGED.has(error.failure)) {
-        request.ledger.mayHaveCharged(request.limit);
-      }
-      throw error;
-    }
+    return next(request).then(
+      (page) => {
+        request.ledger.charged(page.envelope);
+        return page;
+      },
+      (error: unknown) => {
+        // Sent, and not answered in time or given up (the client went away, the operation's
+        // deadline passed): the service may have answered, and charged, after.
+        if (error instanceof UpstreamError && MAY_HAVE_CHARGED.has(error.failure)) {
+          request.ledger.mayHaveCharged(request.limit);
+        }
+        throw error;
+      },
+    );
   };
 }

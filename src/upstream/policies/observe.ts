@@ -33,15 +33,17 @@ export function failed(endpoint: EndpointName, error: unknown, seconds: number):
 export function observe(events: ObserveEvents): UpstreamPolicy {
   const tell = events.exchange;
   if (!tell) return (next) => next;
-  return (next) => async (request) => {
+  return (next) => (request) => {
     const started = performance.now();
-    try {
-      const page = await next(request);
-      tell(answered(request.endpoint, page, (performance.now() - started) / 1000));
-      return page;
-    } catch (error) {
-      tell(failed(request.endpoint, error, (performance.now() - started) / 1000));
-      throw error;
-    }
+    return next(request).then(
+      (page) => {
+        tell(answered(request.endpoint, page, (performance.now() - started) / 1000));
+        return page;
+      },
+      (error: unknown) => {
+        tell(failed(request.endpoint, error, (performance.now() - started) / 1000));
+        throw error;
+      },
+    );
   };
 }

@@ -10,9 +10,9 @@ export type PageListener = (
 
 /** Tells `listener` of each page the call returns (the operation's record store). */
 export function onPage(listener: PageListener): UpstreamPolicy {
-  return (next) => async (request) => {
-    const page = await next(request);
-    listener(request.endpoint, page.envelope.data);
-    return page;
-  };
+  return (next) => (request) =>
+    next(request).then((page) => {
+      listener(request.endpoint, page.envelope.data);
+      return page;
+    });
 }

@@ -1,6 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RetryBudget } from '../retry-budget.js';
-import type { UpstreamPolicy, UpstreamRequest } from '../upstream-call.js';
+import type {
+  UpstreamCall,
+  UpstreamPage,
+  UpstreamPolicy,
+  UpstreamRequest,
+} from '../upstream-call.js';
 import { UpstreamError, unavailable } from '../upstream-error.js';
 import type { UpstreamObserver } from '../upstream-observer.js';
 
@@ -65,40 +70,53 @@ export function retry(options: RetryOptions): UpstreamPolicy {
   const baseDelayMs = options.baseDelayMs ?? 25;
   const maxDelayMs = options.maxDelayMs ?? MAX_BACKOFF_MS;
   const random = options.random ?? Math.random;
-  return (next) => async (request) => {
+  return (next) => (request) => {
     options.budget.request();
+    // The first attempt alone, without a frame of its own: the loop runs only after a failure.
+    return next(request).catch((error: unknown) => again(next, request, error));
+  };
+
+  /** The attempts after the first, which failed with `firstError`. */
+  async function again(
+    next: UpstreamCall,
+    request: UpstreamRequest,
+    firstError: unknown,
+  ): Promise<UpstreamPage> {
+    let error = firstError;
     let waitedOut429 = false;
     for (let attempt = 0; ; attempt++) {
+      // What the attempt numbered `attempt` failed with decides whether another goes.
+      if (!(error instanceof UpstreamError) || request.signal?.aborted) throw error;
+      let delayMs: number;
+      if (error.code === 'TOO_MANY_REQUESTS') {
+        const askedMs = error.retryAfter === undefined ? Infinity : error.retryAfter * 1000;
+        const pastDeadline =
+          request.deadline !== undefined && Date.now() + askedMs >= request.deadline;
+        if (waitedOut429 || askedMs > options.retryAfterMaxMs || pastDeadline) throw error;
+        waitedOut429 = true;
+        delayMs = askedMs;
+      } else if (error.failure === 'timeout' && !roomForAnother(request)) {
+        // The timed-out attempt may have been charged: another could overdraw the budget.
+        throw error;
+      } else if (error.retryable && attempt < options.retries) {
+        delayMs = random() * Math.min(maxDelayMs, baseDelayMs * 2 ** attempt);
+      } else {
+        throw error;
+      }
+      if (!options.budget.tryRetry()) throw error;
+      request.ledger.retried();
+      const reason = error.status === undefined ? error.failure : String(error.status);
+      options.events?.retry?.(reason);
+      try {
+        await sleep(delayMs, undefined, { signal: request.signal });
+      } catch {
+        throw unavailable('aborted', 'the request was aborted');
+      }
       try {
         return await next(request);
-      } catch (error) {
-        if (!(error instanceof UpstreamError) || request.signal?.aborted) throw error;
-        let delayMs: number;
-        if (error.code === 'TOO_MANY_REQUESTS') {
-          const askedMs = error.retryAfter === undefined ? Infinity : error.retryAfter * 1000;
-          const pastDeadline =
-            request.deadline !== undefined && Date.now() + askedMs >= request.deadline;
-          if (waitedOut429 || askedMs > options.retryAfterMaxMs || pastDeadline) throw error;
-          waitedOut429 = true;
-          delayMs = askedMs;
-        } else if (error.failure === 'timeout' && !roomForAnother(request)) {
-          // The timed-out attempt may have been charged: another could overdraw the budget.
-          throw error;
-        } else if (error.retryable && attempt < options.retries) {
-          delayMs = random() * Math.min(maxDelayMs, baseDelayMs * 2 ** attempt);
-        } else {
-          throw error;
-        }
-        if (!options.budget.tryRetry()) throw error;
-        request.ledger.retried();
-        const reason = error.status === undefined ? error.failure : String(error.status);
-        options.events?.retry?.(reason);
-        try {
-          await sleep(delayMs, undefined, { signal: request.signal });
-        } catch {
-          throw unavailable('aborted', 'the request was aborted');
-        }
+      } catch (failure) {
+        error = failure;
       }
     }
-  };
+  }
 }
