@@ -32,10 +32,15 @@ export function buildFilterQuery<E extends EndpointName>(
   return params.toString();
 }
 
-/** The full query string of one page request: filters, then `cursor` and `limit`. */
+/**
+ * The full query string of one page request: filters, then `cursor` and `limit`. `filterQuery`
+ * is {@link buildFilterQuery}'s, already encoded, so it is joined as it is rather than parsed
+ * and written again; the cursor is encoded the same way (as `URLSearchParams` writes it).
+ */
 export function buildPageQuery(filterQuery: string, page: PageParams): string {
-  const params = new URLSearchParams(filterQuery);
-  if (page.cursor) params.append('cursor', page.cursor);
-  params.append('limit', String(page.limit));
-  return params.toString();
+  const cursor = page.cursor
+    ? `cursor=${new URLSearchParams({ c: page.cursor }).toString().slice(2)}&`
+    : '';
+  const paging = `${cursor}limit=${page.limit}`;
+  return filterQuery ? `${filterQuery}&${paging}` : paging;
 }

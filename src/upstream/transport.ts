@@ -3,7 +3,7 @@ import { defaultConfig } from '../config.js';
 import { buildPageQuery } from './build-query.js';
 import { endpoints } from './endpoints.js';
 import type { ListEnvelope, UpstreamRecord } from './types.js';
-import type { UpstreamCall } from './upstream-call.js';
+import type { UpstreamCall, UpstreamPage } from './upstream-call.js';
 import { errorFromResponse, unavailable, type UpstreamError } from './upstream-error.js';
 
 /** Options of {@link createTransport}. */
@@ -143,6 +143,23 @@ function get(
   });
 }
 
+/** The page an answer carries, or the `UpstreamError` it says. */
+function pageOf({ statusCode, retryAfter, text }: Answer): UpstreamPage {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (statusCode >= 200 && statusCode < 300) {
+    if (!isEnvelope(body)) {
+      throw unavailable('malformed', `malformed response body (HTTP ${statusCode})`, statusCode);
+    }
+    return { envelope: body, bytes: text.length };
+  }
+  throw errorFromResponse(statusCode, body, retryAfter);
+}
+
 /**
  * Sends one GET over an undici keep-alive pool and returns facts: the success envelope with the
  * size of its body, or an `UpstreamError` with the status, the service's code, `retryAfter` and
@@ -162,10 +179,10 @@ export function createTransport(options: TransportOptions): Transport {
   const { timeoutMs } = options;
 
   return {
-    async call({ endpoint, filterQuery, cursor, limit, apiKey, signal, traceHeaders }) {
+    call({ endpoint, filterQuery, cursor, limit, apiKey, signal, traceHeaders }) {
       const query = buildPageQuery(filterQuery, { cursor, limit });
       const path = `${prefix}${endpoints[endpoint].path}?${query}`;
-      const { statusCode, retryAfter, text } = await get(
+      return get(
         pool,
         {
           origin,
@@ -178,24 +195,7 @@ export function createTransport(options: TransportOptions): Transport {
         },
         signal,
         timeoutMs,
-      );
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = undefined;
-      }
-      if (statusCode >= 200 && statusCode < 300) {
-        if (!isEnvelope(body)) {
-          throw unavailable(
-            'malformed',
-            `malformed response body (HTTP ${statusCode})`,
-            statusCode,
-          );
-        }
-        return { envelope: body, bytes: text.length };
-      }
-      throw errorFromResponse(statusCode, body, retryAfter);
+      ).then(pageOf);
     },
     queued: () => (pool instanceof Pool ? pool.stats.queued : 0),
     async close() {

@@ -4,10 +4,11 @@ import { CreditLedger } from '../credits/credit-ledger.js';
 import type { EndpointName, EndpointRecords } from './endpoints.js';
 import { operationCall, type SharedPipeline } from './operation-call.js';
 import { OperationDeadline } from './operation-deadline.js';
+import type { OperationPages } from './policies/dedupe.js';
 import type { PageListener } from './policies/on-page.js';
 import { Semaphore } from './semaphore.js';
 import type { ListEnvelope } from './types.js';
-import type { UpstreamCall } from './upstream-call.js';
+import type { UpstreamCall, UpstreamPage } from './upstream-call.js';
 import type { UpstreamTrace } from './upstream-trace.js';
 
 /** Options of {@link UpstreamSession}: what the operation's request and the settings say. */
@@ -42,6 +43,9 @@ export interface SessionPage extends PageParams {
   skip?: number;
 }
 
+/** The envelope of a page, as the session's callers read it. */
+const envelopeOf = (page: UpstreamPage) => page.envelope;
+
 /**
  * The caller's view of the upstream for one GraphQL operation, made per request, never shared:
  * its call is `operationCall` over the shared pipeline (dedupe, the key, the deadline, the
@@ -56,14 +60,15 @@ export class UpstreamSession {
   readonly #deadline: OperationDeadline;
   readonly #apiKey: string;
   readonly #fresh: boolean | undefined;
-  readonly #inFlight = new Set<Promise<unknown>>();
+  /** The pages this operation asked for, by page key (the `dedupe` policy's table). */
+  readonly #pages: OperationPages = new Map();
 
   constructor(shared: SharedPipeline, options: SessionOptions) {
     this.#apiKey = options.apiKey ?? '';
     this.#fresh = options.fresh;
     this.#deadline = new OperationDeadline(options.deadlineMs, options.signal);
     this.#call = operationCall(shared, {
-      pages: new Map(),
+      pages: this.#pages,
       slots: new Semaphore(options.concurrency),
       deadline: this.#deadline,
       onPage: options.onPage,
@@ -76,12 +81,12 @@ export class UpstreamSession {
    * One page of `endpoint`; the same page asked twice in this operation is fetched once.
    * Rejects with an `UpstreamError`.
    */
-  async page<E extends EndpointName>(
+  page<E extends EndpointName>(
     endpoint: E,
     filterQuery: string,
     page: SessionPage,
   ): Promise<ListEnvelope<EndpointRecords[E]>> {
-    const pending = this.#call({
+    return this.#call({
       endpoint,
       filterQuery,
       cursor: page.cursor ?? null,
@@ -91,14 +96,7 @@ export class UpstreamSession {
       ledger: this.ledger,
       budget: this.budget,
       fresh: this.#fresh,
-    });
-    if (!this.#inFlight.has(pending)) {
-      this.#inFlight.add(pending);
-      const done = () => this.#inFlight.delete(pending);
-      pending.then(done, done);
-    }
-    const { envelope } = await pending;
-    return envelope as ListEnvelope<EndpointRecords[E]>;
+    }).then(envelopeOf) as Promise<ListEnvelope<EndpointRecords[E]>>;
   }
 
   /**
@@ -106,7 +104,8 @@ export class UpstreamSession {
    * whether a response already under way carries the record it needs.
    */
   async settled(): Promise<void> {
-    if (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+    // Every page asked is in the operation's table (`dedupe`): those settled count for nothing.
+    if (this.#pages.size > 0) await Promise.allSettled(this.#pages.values());
   }
 
   /** Ends the operation: its deadline no longer runs. Called once its result is complete. */

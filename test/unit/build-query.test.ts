@@ -40,4 +40,17 @@ describe('buildPageQuery', () => {
     );
     expect(buildPageQuery('', { cursor: null, limit: 5 })).toBe('limit=5');
   });
+
+  it('writes what URLSearchParams writes of the filters, the cursor and the limit', () => {
+    const cursors = [null, 'eyJpZCI6MX0=', 'a b&c=d?e#f%g', 'é✓ 😀', '+/='];
+    const filters = ['', 'search=a+b%26c', 'round=seed&round=series_a&minAmountUsd=5'];
+    for (const filterQuery of filters) {
+      for (const cursor of cursors) {
+        const params = new URLSearchParams(filterQuery);
+        if (cursor) params.append('cursor', cursor);
+        params.append('limit', '37');
+        expect(buildPageQuery(filterQuery, { cursor, limit: 37 })).toBe(params.toString());
+      }
+    }
+  });
 });
