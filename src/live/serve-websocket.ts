@@ -41,6 +41,8 @@ interface Connection {
   count: ConnectionCount;
   /** Cancels the close at its caller's expiry. */
   expiry?: () => void;
+  /** Its caller's token has expired: the socket closes with this once its operations completed. */
+  expired?: GraphQLError;
 }
 
 /** What graphql-ws keeps per socket (`ctx.extra`): the socket, and its admitted connection. */
@@ -51,7 +53,10 @@ interface Extra {
   bookings?: Map<string, Booking>;
 }
 
-/** At shutdown, how long the subscriptions' `complete` messages may take to go out. */
+/**
+ * At shutdown, and at a token's expiry, how long the operations' `complete` messages may take to
+ * go out before the socket closes anyway.
+ */
 const COMPLETE_WAIT_MS = 1_000;
 
 /** The `code` of the error `ws` reports for a message over `maxPayload` (it closes with 1009). */
@@ -163,13 +168,13 @@ export function serveWebSocket(server: Server, options: WebSocketOptions): Serve
           connection.expiry = atTime(caller.validUntil, () => {
             const refusal = admission.expired(caller);
             if (!refusal) return;
-            // Its subscriptions end at this moment with the refusal (`live/`): once their last
-            // payloads went out, the socket closes.
-            void (async () => {
-              const deadline = Date.now() + COMPLETE_WAIT_MS;
-              while (connection.count.open > 0 && Date.now() < deadline) await sleep(10);
-              closeFor(socket, refusal);
-            })();
+            // Its subscriptions end at this moment with the refusal (`live/`). The socket closes
+            // right after the last operation's `complete` went out (`onComplete`), before a lazy
+            // client closes it on its own with 1000; at once when none is open; and after
+            // COMPLETE_WAIT_MS whatever is left.
+            connection.expired = refusal;
+            if (!ctx.extra.bookings?.size) return closeFor(socket, refusal);
+            setTimeout(() => closeFor(socket, refusal), COMPLETE_WAIT_MS).unref();
           });
         }
         return true;
@@ -241,7 +246,12 @@ export function serveWebSocket(server: Server, options: WebSocketOptions): Serve
         if (booking && !(Symbol.asyncIterator in result)) report(booking, result);
       },
       onComplete(ctx: Ctx, id) {
-        if (ctx.extra.bookings?.delete(id)) active -= 1;
+        const { bookings, connection, socket } = ctx.extra;
+        if (!bookings?.delete(id)) return;
+        active -= 1;
+        const refusal = connection?.expired;
+        // graphql-ws sends this operation's `complete` right after this hook: the close follows it.
+        if (refusal && bookings.size === 0) setImmediate(() => closeFor(socket, refusal));
       },
     },
     wss,
