@@ -22,4 +22,5 @@ VOLUME /app/data
 ENV ALERTS_DATA_DIR=/app/data
 USER node
 EXPOSE 4000
-CMD ["node", "dist/main.js"]
+# The Node flags of `npm start` (package.json), why in docs/operations.md ("The young generation").
+CMD ["node", "--max-semi-space-size=32", "dist/main.js"]

@@ -6,8 +6,9 @@
  *
  *   npm run build && OLD=<dist of the other build> npx tsx bench/ab-http.ts [blocks=40] [scenario=list]
  *
- * The scenario is list, wide or walk. OLD_FLAGS and NEW_FLAGS (space-separated) are Node flags for
- * either gateway, e.g. one build against itself with `NEW_FLAGS=--max-semi-space-size=32`.
+ * The scenario is list, wide or walk. Both gateways run with `npm start`'s Node flags
+ * (scripts/start-flags.mjs); OLD_FLAGS and NEW_FLAGS (space-separated) add flags to either, e.g.
+ * one build against itself with `NEW_FLAGS=--max-semi-space-size=32`.
  * `NEW_AUTH=jwt` runs the new side with `AUTH_MODE=jwt` and a `CREDIT_QUOTA` (in memory), a JWKS
  * served here and one bearer token: one build against itself then measures what token verification
  * and the quota cost per request; `NEW_REDIS_URL` puts the new side's quotas (and page cache) in
@@ -30,6 +31,7 @@ import {
 import { interleaved, load, medianBlockRatio } from './interleaved.js';
 import { startJwtSide } from './jwt-side.js';
 import { QUERIES } from './scenarios.js';
+import { startNodeFlags } from '../scripts/start-flags.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OLD = process.env['OLD'];
@@ -72,7 +74,7 @@ async function gateway(name: 'old' | 'new', dist: string, upstream: string): Pro
   const service = startService({
     name,
     script: `${dist}/main.js`,
-    nodeFlags: flags ? flags.split(' ') : [],
+    nodeFlags: [...startNodeFlags(), ...(flags ? flags.split(' ') : [])],
     env: {
       UPSTREAM_URL: upstream,
       CURSOR_SECRET: 'bench-cursor-secret',

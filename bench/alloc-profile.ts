@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request, WebSocket } from 'undici';
 import { QUERIES } from './scenarios.js';
+import { startNodeFlags } from '../scripts/start-flags.mjs';
 
 /** A node of V8's sampling heap profile. */
 interface Node {
@@ -43,7 +44,8 @@ const sandbox = spawn(
     stdio: 'ignore',
   },
 );
-const gateway = spawn(process.execPath, [`--inspect=127.0.0.1:${INSPECTOR}`, SCRIPT], {
+const FLAGS = process.env.YOGA_FLOOR === '1' ? [] : startNodeFlags();
+const gateway = spawn(process.execPath, [...FLAGS, `--inspect=127.0.0.1:${INSPECTOR}`, SCRIPT], {
   cwd: ROOT,
   stdio: 'ignore',
   env: {

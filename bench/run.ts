@@ -33,6 +33,7 @@ import { subscriptionFanOut } from './subscribers.js';
 import { machineLine, renderReport, writeReport, type RunInfo } from './report.js';
 import { LIST_QUERY, SCENARIOS, type Scenario, type ScenarioId } from './scenarios.js';
 import { UpstreamControls } from './upstream-controls.js';
+import { startNodeFlags } from '../scripts/start-flags.mjs';
 
 const HELP = `npm run bench -- [options]
 
@@ -160,7 +161,8 @@ async function startGateway(
       WORKERS: String(workers),
       ...env,
     },
-    nodeFlags,
+    // As `npm start` runs it, and then the flags of this run (a profile's).
+    nodeFlags: [...startNodeFlags(), ...nodeFlags],
     port,
     cwd: ROOT,
   });

@@ -29,6 +29,7 @@ import {
 import { LIST_QUERY, WALK_QUERY, WIDE_QUERY } from './scenarios.js';
 import { UpstreamControls } from './upstream-controls.js';
 import { InspectorMemory } from './inspector-memory.js';
+import { startNodeFlags } from '../scripts/start-flags.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { values } = parseArgs({
@@ -68,7 +69,7 @@ async function main() {
     const gateway = startService({
       name: 'gateway',
       script: 'dist/main.js',
-      nodeFlags: [`--inspect=127.0.0.1:${inspectorPort}`],
+      nodeFlags: [...startNodeFlags(), `--inspect=127.0.0.1:${inspectorPort}`],
       env: {
         UPSTREAM_URL: sandbox.url,
         CURSOR_SECRET: 'bench-cursor-secret',

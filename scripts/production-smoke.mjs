@@ -1,6 +1,6 @@
 /* global process, console, URL, fetch */
 // The production install, once: `dist/` and the package files in a scratch directory, `npm ci
-// --omit=dev` there, then `NODE_ENV=production node dist/main.js` (on the sandbox) answers a query,
+// --omit=dev` there, then `NODE_ENV=production node <npm start's flags> dist/main.js` (on the sandbox) answers a query,
 // /healthz and /metrics, and exits 0 on SIGTERM. Proves that nothing needed at run time sits in
 // devDependencies. Run after `npm run build`: `node scripts/production-smoke.mjs`.
 import { execFileSync, spawn } from 'node:child_process';
@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { startNodeFlags } from './start-flags.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -51,7 +52,7 @@ try {
 
   const port = await freePort();
   const sandboxPort = await freePort();
-  child = spawn(process.execPath, ['dist/main.js'], {
+  child = spawn(process.execPath, [...startNodeFlags(), 'dist/main.js'], {
     cwd: scratch,
     env: {
       PATH: process.env.PATH,

@@ -7,7 +7,10 @@
  * survived a scavenge, bytes promoted to the old generation. A scavenge's cost is what survives
  * it; what is allocated sets how often one runs. Used for issue 39's walk.
  *
- *   npm run build && [CONCURRENCY=8] npx tsx bench/experiments/gc-survivors.ts [list|wide|walk] [requests=2000] [dist=dist]
+ * The gateway runs with `npm start`'s Node flags (scripts/start-flags.mjs); `FLOOR_FLAGS` gives
+ * the Yoga floor flags of its own, e.g. the same ones.
+ *
+ *   npm run build && [CONCURRENCY=8] [FLOOR_FLAGS=…] npx tsx bench/experiments/gc-survivors.ts [list|wide|walk] [requests=2000] [dist=dist]
  */
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,6 +27,7 @@ import {
   type Service,
 } from '../processes.js';
 import { QUERIES } from '../scenarios.js';
+import { startNodeFlags } from '../../scripts/start-flags.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SCENARIO = (process.argv[2] ?? 'walk') as keyof typeof QUERIES;
@@ -31,6 +35,8 @@ const REQUESTS = Number(process.argv[3] ?? 2000);
 const DIST = process.argv[4] ?? 'dist';
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8);
 const WARM_UP = 1500;
+/** The Yoga floor's Node flags (`FLOOR_FLAGS`, space-separated); the gateway runs with `npm start`'s. */
+const FLOOR_FLAGS = (process.env.FLOOR_FLAGS ?? '').split(' ').filter(Boolean);
 if (!QUERIES[SCENARIO]) throw new RangeError(`scenario: one of ${Object.keys(QUERIES).join(', ')}`);
 
 /** What `GCProfiler.stop()` returns, the parts read here. */
@@ -82,11 +88,12 @@ try {
   services.push(sandbox);
   const body = JSON.stringify({ query: QUERIES[SCENARIO] });
   const headers = { 'x-api-key': 'demo-key' };
-  const sides: { name: string; script: string; env: Record<string, string> }[] = [
-    { name: 'Yoga floor', script: 'bench/yoga-floor-server.mjs', env: {} },
+  const sides: { name: string; script: string; env: Record<string, string>; flags: string[] }[] = [
+    { name: 'Yoga floor', script: 'bench/yoga-floor-server.mjs', env: {}, flags: FLOOR_FLAGS },
     {
       name: 'gateway',
       script: `${DIST}/main.js`,
+      flags: startNodeFlags(),
       env: { CACHE_TTL_SECONDS: '0', CURSOR_SECRET: 'bench-cursor-secret' },
     },
   ];
@@ -105,7 +112,7 @@ try {
       },
       port,
       cwd: ROOT,
-      nodeFlags: ['--import', `${ROOT}bench/experiments/gc-profiler-preload.mjs`],
+      nodeFlags: [...side.flags, '--import', `${ROOT}bench/experiments/gc-profiler-preload.mjs`],
     });
     services.push(service);
     await waitForHttp(service, `${service.url}/graphql?query=%7B__typename%7D`, 30_000);

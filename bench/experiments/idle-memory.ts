@@ -23,6 +23,7 @@ import {
 } from '../processes.js';
 import { InspectorMemory } from '../inspector-memory.js';
 import { LIST_QUERY } from '../scenarios.js';
+import { startNodeFlags } from '../../scripts/start-flags.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const WAIT_MS = Number(process.argv[2] ?? 25_000);
@@ -58,7 +59,7 @@ try {
       name,
       script,
       env: { UPSTREAM_URL: sandbox.url, PORT: String(port), HOST: '127.0.0.1', ...env },
-      nodeFlags: [`--inspect=127.0.0.1:${inspector}`],
+      nodeFlags: [...startNodeFlags(), `--inspect=127.0.0.1:${inspector}`],
       port,
       cwd: ROOT,
     });

@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { settings } from '../../src/config.js';
+import { startNodeFlags } from '../../scripts/start-flags.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -53,15 +54,15 @@ function environmentWithoutSettings(): NodeJS.ProcessEnv {
 
 /**
  * Starts the gateway on a free loopback port with only `env` set of its settings: `npm run dev`'s
- * `node --import tsx src/main.ts`, or with `dist`, `npm start`'s `node dist/main.js` (the test
- * run builds it first). Resolves once `/healthz` answers.
+ * `node --import tsx src/main.ts`, or with `dist`, `npm start`'s `node <its flags> dist/main.js` (the
+ * test run builds it first). Resolves once `/healthz` answers.
  */
 export async function startGatewayProcess(
   env: Record<string, string>,
   { dist = false } = {},
 ): Promise<GatewayProcess> {
   const port = await freePort();
-  const args = dist ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts'];
+  const args = dist ? [...startNodeFlags(), 'dist/main.js'] : ['--import', 'tsx', 'src/main.ts'];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: {
