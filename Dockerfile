@@ -23,4 +23,4 @@ ENV ALERTS_DATA_DIR=/app/data
 USER node
 EXPOSE 4000
 # The Node flags of `npm start` (package.json), why in docs/operations.md ("The young generation").
-CMD ["node", "--max-semi-space-size=32", "dist/main.js"]
+CMD ["node", "--max-semi-space-size=32", "--no-allocation-site-pretenuring", "dist/main.js"]

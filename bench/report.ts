@@ -21,6 +21,8 @@ export interface RunInfo {
   date: Date;
   durationS: number;
   warmupRequests: number;
+  /** The warm-up of a server's first run (its process's first requests). */
+  firstWarmupRequests: number;
   saturatingConnections: number;
   clockTicks: number;
   nodeEnv: string;
@@ -538,7 +540,7 @@ export function renderReport(runs: RunRecord[], info: RunInfo, problems: string[
     [
       `- Machine: ${machineLine()}; 1-minute load average at start ${info.loadAverage.toFixed(2)}.`,
       `- Sandbox and gateway run as separate processes on loopback, from the compiled build in dist/ (\`npm run build\`; NODE_ENV=${info.nodeEnv}); autocannon runs in the harness process on the same machine, so at saturation the three share the cores.`,
-      `- Each run: warm-up (up to ${info.warmupRequests} requests), then ${info.durationS} s of load at concurrency 1 and ${info.saturatingConnections}.`,
+      `- Each run: warm-up (up to ${info.warmupRequests} requests; up to ${info.firstWarmupRequests} on a server's first run, since V8 optimizes only after thousands of calls), then ${info.durationS} s of load at concurrency 1 and ${info.saturatingConnections}; every scenario at concurrency 1 first, then at ${info.saturatingConnections}.`,
       '- Latency: per-response wall time from autocannon (unrounded). CPU: utime+stime of the serving process from /proc/<pid>/stat ' +
         `(${info.clockTicks} ticks/s) over the run, divided by requests sent (the responses plus the few still in flight when the load stopped; the harness waits until the sandbox sees no more requests before reading). RSS: VmRSS after the run (VmHWM, the peak since start, in parentheses).`,
       '- At low request rates (the latency-bound scenarios) CPU per request also carries the background work (timers, GC), so it reads high there.',

@@ -13,6 +13,7 @@ describe("npm start's Node flags", () => {
 
   it('are read from the start script', () => {
     expect(flags).toContain('--max-semi-space-size=32');
+    expect(flags).toContain('--no-allocation-site-pretenuring');
   });
 
   it("are the Dockerfile's CMD", () => {
