@@ -22,5 +22,5 @@ VOLUME /app/data
 ENV ALERTS_DATA_DIR=/app/data
 USER node
 EXPOSE 4000
-# The Node flags of `npm start` (package.json), why in docs/operations.md ("The young generation").
+# The Node flags of `npm start` (package.json), why in docs/operations.md ("V8's flags").
 CMD ["node", "--max-semi-space-size=32", "--no-allocation-site-pretenuring", "dist/main.js"]

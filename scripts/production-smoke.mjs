@@ -1,8 +1,9 @@
 /* global process, console, URL, fetch */
 // The production install, once: `dist/` and the package files in a scratch directory, `npm ci
-// --omit=dev` there, then `NODE_ENV=production node <npm start's flags> dist/main.js` (on the sandbox) answers a query,
-// /healthz and /metrics, and exits 0 on SIGTERM. Proves that nothing needed at run time sits in
-// devDependencies. Run after `npm run build`: `node scripts/production-smoke.mjs`.
+// --omit=dev` there, then `NODE_ENV=production node <npm start's flags> dist/main.js` (on the
+// sandbox) answers a query, /healthz and /metrics, and exits 0 on SIGTERM. Proves that nothing
+// needed at run time sits in devDependencies. Run after `npm run build`:
+// `node scripts/production-smoke.mjs`.
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
